@@ -1,0 +1,58 @@
+"""The ``harness`` command line: one module per command, each parses, calls the library, prints.
+
+Exit codes: 0 success (audit clean), 1 a run failed or the audit found discrepancies,
+2 unusable input. Errors are one line on stderr; ``--debug`` shows the traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from ._errors import UsageError, fail
+
+app = typer.Typer(
+    name="harness",
+    help="Trace, evaluate and audit LangGraph agent runs.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+_COMMANDS = ("run", "wrap", "export", "audit")
+for _name in _COMMANDS:
+    try:
+        _module = importlib.import_module(f"{__name__}.{_name}")
+    except ModuleNotFoundError as exc:  # a command not built yet is simply absent
+        if exc.name != f"{__name__}.{_name}":
+            raise
+        continue
+    app.command(name=_name, help=_module.__doc__)(_module.command)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: maps every failure to one line and an exit code."""
+    debug = "--debug" in (argv if argv is not None else sys.argv)
+    if debug:
+        (argv if argv is not None else sys.argv).remove("--debug")
+    try:
+        app(args=argv, standalone_mode=False)
+    except UsageError as exc:
+        fail(str(exc), code=exc.code, debug=debug)
+    except typer.Exit as exc:
+        raise SystemExit(exc.exit_code) from None
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        fail("interrupted", code=130, debug=debug)
+    except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
+        import click
+
+        if isinstance(exc, click.exceptions.Abort):
+            fail("aborted", code=1, debug=debug)
+        if isinstance(exc, click.ClickException):
+            fail(exc.format_message(), code=2, debug=debug)
+        fail(f"{type(exc).__name__}: {exc}", code=2, debug=debug)
+    raise SystemExit(0)

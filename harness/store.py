@@ -1,0 +1,257 @@
+"""The run store: the system of record for every sheet row.
+
+SQLite (stdlib) in WAL mode so readers see committed rows while runs are still writing.
+One table per sheet, derived from :mod:`harness.schema`; every row has a ``row_key``
+(unique), so writing the same batch twice -- a retry after a timeout, a resumed export --
+never duplicates a row. Values are stored by their schema kind: JSON columns as compact
+JSON text, timestamps as ISO 8601 text, numbers as numbers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .schema import SHEET_NAMES, SHEETS, Sheet, sheet as sheet_named
+
+ENV_STORE = "HARNESS_STORE"
+DEFAULT_STORE = "harness.db"
+
+ROW_KEY = "row_key"
+
+
+class StoreError(RuntimeError):
+    """The store could not be opened or written."""
+
+
+def resolve_store_path(url: str | os.PathLike[str] | None = None) -> Path:
+    """Argument > ``$HARNESS_STORE`` > ``./harness.db``. Accepts ``sqlite:///path`` URLs."""
+    raw = os.fspath(url) if url is not None else os.environ.get(ENV_STORE) or DEFAULT_STORE
+    if raw.startswith(("postgresql://", "postgres://")):
+        raise StoreError("PostgreSQL stores are not supported yet; use a SQLite path or sqlite:/// URL")
+    if raw.startswith("sqlite:///"):
+        raw = raw[len("sqlite:///"):]
+    elif raw.startswith("sqlite://"):
+        raise StoreError(f"unsupported store URL {raw!r}; use sqlite:///path/to/file.db")
+    elif "://" in raw:
+        raise StoreError(f"unsupported store URL {raw!r}; use a file path or sqlite:///path")
+    return Path(raw).expanduser()
+
+
+def json_text(value: Any) -> str:
+    """Compact, stable JSON; anything json cannot encode is written with ``str``."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _encode(kind: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if kind == "json":
+        return value if isinstance(value, str) else json_text(value)
+    if kind == "int":
+        if isinstance(value, bool):
+            return int(value)
+        if isinstance(value, float):
+            return int(round(value)) if value == value else None
+        return int(value)
+    if kind == "float":
+        return float(value)
+    if kind == "datetime":
+        return value if isinstance(value, str) else value.isoformat()
+    return value if isinstance(value, str) else str(value)
+
+
+def _decode(kind: str, value: Any) -> Any:
+    if value is None or kind != "json":
+        return value
+    try:
+        return json.loads(value)
+    except (TypeError, ValueError):
+        return value
+
+
+def content_key(sheet: str, row: Mapping[str, Any]) -> str:
+    """A row key from the row's content, for rows without a natural id."""
+    digest = hashlib.sha1(f"{sheet}\x00{json_text(sorted(row.items()))}".encode()).hexdigest()
+    return digest
+
+
+class Store:
+    """A SQLite file holding one table per sheet. Thread-safe; one connection, one lock."""
+
+    def __init__(self, url: str | os.PathLike[str] | None = None) -> None:
+        self.path = resolve_store_path(url)
+        try:
+            if self.path.parent and not self.path.parent.exists():
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._lock = threading.RLock()
+            self._create_tables()
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot open store {str(self.path)!r}: {exc}") from None
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.path)!r})"
+
+    # --- schema -------------------------------------------------------------------------
+    def _create_tables(self) -> None:
+        with self._lock, self._conn:
+            for s in SHEETS:
+                cols = ", ".join(f'"{c.name}" {_SQL_TYPES[c.kind]}' for c in s.all_columns)
+                self._conn.execute(
+                    f'CREATE TABLE IF NOT EXISTS "{s.name}" '
+                    f'(_seq INTEGER PRIMARY KEY AUTOINCREMENT, {ROW_KEY} TEXT NOT NULL UNIQUE, {cols})'
+                )
+                self._conn.execute(f'CREATE INDEX IF NOT EXISTS "{s.name}_run" ON "{s.name}"(run_id)')
+            self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS assessment_records ("
+                "run_id TEXT PRIMARY KEY, company_name TEXT, record TEXT NOT NULL, updated_at TEXT)"
+            )
+            self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS export_marks (target TEXT NOT NULL, sheet TEXT NOT NULL, "
+                f"{ROW_KEY} TEXT NOT NULL, PRIMARY KEY (target, sheet, {ROW_KEY}))"
+            )
+
+    # --- writing ------------------------------------------------------------------------
+    def write(self, sheet: str | Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
+        """Insert rows in one transaction; rows whose ``row_key`` exists are skipped.
+
+        A row without ``row_key`` gets one from its content. Unknown columns are an error
+        (never a silent drop). Returns the number of rows actually inserted.
+        """
+        s = sheet if isinstance(sheet, Sheet) else sheet_named(sheet)
+        names = s.all_column_names
+        allowed = set(names) | {ROW_KEY}
+        batch = []
+        for row in rows:
+            unknown = set(row) - allowed
+            if unknown:
+                raise StoreError(f"sheet {s.name!r} has no column(s) {', '.join(sorted(unknown))}")
+            key = row.get(ROW_KEY) or content_key(s.name, row)
+            batch.append((key, *(_encode(c.kind, row.get(c.name)) for c in s.all_columns)))
+        if not batch:
+            return 0
+        cols = ", ".join(f'"{n}"' for n in names)
+        marks = ", ".join("?" * (len(names) + 1))
+        sql = f'INSERT OR IGNORE INTO "{s.name}" ({ROW_KEY}, {cols}) VALUES ({marks})'
+        with self._lock, self._conn:
+            before = self._conn.total_changes
+            self._conn.executemany(sql, batch)
+            return self._conn.total_changes - before
+
+    def write_many(self, rows_by_sheet: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, int]:
+        """Write several sheets' rows; each sheet in its own batch."""
+        return {name: self.write(name, rows) for name, rows in rows_by_sheet.items() if rows}
+
+    # --- reading ------------------------------------------------------------------------
+    def rows(
+        self,
+        sheet: str | Sheet,
+        run_ids: Sequence[str] | None = None,
+        *,
+        with_keys: bool = False,
+        decode_json: bool = True,
+    ) -> Iterator[dict[str, Any]]:
+        """Rows of a sheet in insertion order, optionally only those of ``run_ids``."""
+        s = sheet if isinstance(sheet, Sheet) else sheet_named(sheet)
+        cols = ", ".join(f'"{n}"' for n in s.all_column_names)
+        sql = f'SELECT {ROW_KEY}, {cols} FROM "{s.name}"'
+        params: tuple[Any, ...] = ()
+        if run_ids is not None:
+            ids = list(run_ids)
+            if not ids:
+                return
+            sql += f" WHERE run_id IN ({', '.join('?' * len(ids))})"
+            params = tuple(ids)
+        sql += " ORDER BY _seq"
+        kinds = [c.kind for c in s.all_columns]
+        names = s.all_column_names
+        with self._lock:
+            cursor = self._conn.execute(sql, params)
+            fetched = cursor.fetchall()
+        for record in fetched:
+            row = {
+                n: (_decode(k, v) if decode_json else v)
+                for n, k, v in zip(names, kinds, record[1:])
+            }
+            if with_keys:
+                row[ROW_KEY] = record[0]
+            yield row
+
+    def count(self, sheet: str, run_id: str | None = None) -> int:
+        s = sheet_named(sheet)
+        sql = f'SELECT COUNT(*) FROM "{s.name}"'
+        params: tuple[Any, ...] = ()
+        if run_id is not None:
+            sql += " WHERE run_id = ?"
+            params = (run_id,)
+        with self._lock:
+            return int(self._conn.execute(sql, params).fetchone()[0])
+
+    def counts(self, run_id: str) -> dict[str, int]:
+        """Rows per sheet for one run, in spec order."""
+        return {name: self.count(name, run_id) for name in SHEET_NAMES}
+
+    def run_ids(self) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._conn.execute('SELECT run_id FROM "runs" ORDER BY _seq')]
+
+    def sheets(self, run_ids: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
+        """The fifteen sheets as DataFrames (spec order; spec columns first, then extras)."""
+        frames = {}
+        for s in SHEETS:
+            rows = list(self.rows(s, run_ids))
+            frames[s.name] = pd.DataFrame(rows, columns=list(s.all_column_names))
+        return frames
+
+    # --- assessments (save_to_database) -------------------------------------------------
+    def upsert_assessment(self, run_id: str, company_name: str, record: Mapping[str, Any], updated_at: str) -> None:
+        with self._lock, self._conn:
+            self._conn.execute(
+                "INSERT INTO assessment_records (run_id, company_name, record, updated_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(run_id) DO UPDATE SET company_name=excluded.company_name, "
+                "record=excluded.record, updated_at=excluded.updated_at",
+                (run_id, company_name, json_text(record), updated_at),
+            )
+
+    def assessment(self, run_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            found = self._conn.execute(
+                "SELECT record FROM assessment_records WHERE run_id = ?", (run_id,)
+            ).fetchone()
+        return json.loads(found[0]) if found else None
+
+    # --- export bookkeeping (exactly-once pushes) ---------------------------------------
+    def exported_keys(self, target: str, sheet: str) -> set[str]:
+        """Row keys of ``sheet`` that ``target`` (e.g. a spreadsheet id) has acknowledged."""
+        with self._lock:
+            return {
+                r[0]
+                for r in self._conn.execute(
+                    f"SELECT {ROW_KEY} FROM export_marks WHERE target = ? AND sheet = ?", (target, sheet)
+                )
+            }
+
+    def mark_exported(self, target: str, sheet: str, keys: Iterable[str]) -> None:
+        with self._lock, self._conn:
+            self._conn.executemany(
+                f"INSERT OR IGNORE INTO export_marks (target, sheet, {ROW_KEY}) VALUES (?, ?, ?)",
+                [(target, sheet, k) for k in keys],
+            )
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+_SQL_TYPES = {"text": "TEXT", "int": "INTEGER", "float": "REAL", "json": "TEXT", "datetime": "TEXT"}
