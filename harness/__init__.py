@@ -1,6 +1,32 @@
-"""Tracing and evaluation harness for LangGraph agents."""
+"""Tracing and evaluation harness for LangGraph agents.
 
-from .schema import SHEET_NAMES, SHEETS, Column, Sheet
+``Harness().run(...)`` records any compiled LangGraph graph through LangChain callbacks into
+the fifteen logging sheets (a SQLite store) and OpenTelemetry spans.
+"""
+
+from ._callback import HarnessCallbackHandler
+from ._redact import REDACTED, Redactor
+from ._run import Harness, Run, current_run
+from .costs import PRICE_TABLE_VERSION, PRICES, cost
+from .schema import AGENT_NAMES, RISK_LEVELS, SHEET_NAMES, SHEETS, Column, Sheet
 from .store import Store, StoreError
 
-__all__ = ["SHEETS", "SHEET_NAMES", "Column", "Sheet", "Store", "StoreError"]
+__all__ = [
+    "AGENT_NAMES",
+    "PRICES",
+    "PRICE_TABLE_VERSION",
+    "REDACTED",
+    "RISK_LEVELS",
+    "SHEETS",
+    "SHEET_NAMES",
+    "Column",
+    "Harness",
+    "HarnessCallbackHandler",
+    "Redactor",
+    "Run",
+    "Sheet",
+    "Store",
+    "StoreError",
+    "cost",
+    "current_run",
+]

@@ -129,7 +129,8 @@ SHEETS: tuple[Sheet, ...] = (
         output_preview:Text:text duration_ms:Measured:float status:Text:text error:Text:text
         timestamp:ISO:datetime generated_by:Label:text"""),
         _cols("""event_id:Extra:text parent_event_id:Extra:text langgraph_step:Extra:int
-        checkpoint_ns:Extra:text subgraph_depth:Extra:int thread_id:Extra:text""") + _TRACE),
+        checkpoint_ns:Extra:text subgraph_depth:Extra:int thread_id:Extra:text
+        event_kind:Extra:text""") + _TRACE),
     Sheet("plans", "Us", _cols("""
         run_id:UUID:text company_name:Text:text node:Text:text agent_name:Text:text
         num_tasks:Count:int plan_summary:Text:text full_plan:JSON:json
@@ -183,7 +184,7 @@ SHEETS: tuple[Sheet, ...] = (
         plans:Count:int prompts:Count:int cross_model_eval:Count:int
         llm_judge_results:Count:int agent_metrics:Count:int total_sheets_logged:Count:int
         verification_status:Rule:text timestamp:ISO:datetime generated_by:Label:text"""),
-        _cols("profile:Extra:text")),
+        _cols("profile:Extra:text required_sheets:Extra:json written_rows:Extra:json")),
 )
 
 SHEET_NAMES: tuple[str, ...] = tuple(s.name for s in SHEETS)

@@ -149,6 +149,16 @@ class Store:
             self._conn.executemany(sql, batch)
             return self._conn.total_changes - before
 
+    def replace(self, sheet: str | Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
+        """Insert rows, replacing any row with the same ``row_key`` (for rows that are
+        recomputed, like a run's ``log_tests``)."""
+        s = sheet if isinstance(sheet, Sheet) else sheet_named(sheet)
+        rows = list(rows)
+        keys = [r.get(ROW_KEY) or content_key(s.name, r) for r in rows]
+        with self._lock, self._conn:
+            self._conn.executemany(f'DELETE FROM "{s.name}" WHERE {ROW_KEY} = ?', [(k,) for k in keys])
+            return self.write(s, [{**r, ROW_KEY: k} for r, k in zip(rows, keys)])
+
     def write_many(self, rows_by_sheet: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, int]:
         """Write several sheets' rows; each sheet in its own batch."""
         return {name: self.write(name, rows) for name, rows in rows_by_sheet.items() if rows}
@@ -211,7 +221,13 @@ class Store:
         frames = {}
         for s in SHEETS:
             rows = list(self.rows(s, run_ids))
-            frames[s.name] = pd.DataFrame(rows, columns=list(s.all_column_names))
+            frame = pd.DataFrame(rows, columns=list(s.all_column_names))
+            for c in s.all_columns:
+                if c.kind == "int":
+                    frame[c.name] = frame[c.name].astype("Int64")
+                elif c.kind == "float":
+                    frame[c.name] = frame[c.name].astype("float64")
+            frames[s.name] = frame
         return frames
 
     # --- assessments (save_to_database) -------------------------------------------------

@@ -1,0 +1,67 @@
+"""Turning LangChain / LangGraph payloads into JSON-able values and text."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from typing import Any
+
+PREVIEW_CHARS = 10_000
+
+
+def jsonable(value: Any, _depth: int = 0) -> Any:
+    """A JSON-able copy of ``value``: messages and pydantic models as dicts, sets as lists."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if _depth > 32:
+        return repr(value)
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v, _depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
+        return [jsonable(v, _depth + 1) for v in items]
+    if hasattr(value, "model_dump"):
+        try:
+            return jsonable(value.model_dump(exclude_none=True), _depth + 1)
+        except Exception:  # noqa: BLE001 - fall back to text
+            return repr(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return jsonable(dataclasses.asdict(value), _depth + 1)
+    if isinstance(value, bytes):
+        return f"<{len(value)} bytes>"
+    return str(value)
+
+
+def to_json(value: Any) -> str:
+    return json.dumps(jsonable(value), separators=(",", ":"), ensure_ascii=False)
+
+
+def preview(value: Any, limit: int = PREVIEW_CHARS) -> str | None:
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else to_json(value)
+    return text if len(text) <= limit else text[:limit]
+
+
+def message_text(message: Any) -> str:
+    """The text of a LangChain message (content blocks joined), tool calls appended as JSON."""
+    content = getattr(message, "content", message)
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, Mapping) and "text" in block:
+                parts.append(str(block["text"]))
+        content = "".join(parts)
+    text = content if isinstance(content, str) else to_json(content)
+    tool_calls = getattr(message, "tool_calls", None)
+    if tool_calls:
+        calls = [{"name": c.get("name"), "args": c.get("args")} for c in tool_calls]
+        text = f"{text}\n{to_json({'tool_calls': calls})}" if text else to_json({"tool_calls": calls})
+    return text
+
+
+def message_role(message: Any) -> str:
+    return str(getattr(message, "type", None) or getattr(message, "role", None) or "user")

@@ -1,0 +1,434 @@
+"""Event records -> rows of ``langgraph_events``, ``llm_calls``, ``tool_calls`` and ``prompts``.
+
+Pure functions over a run's :class:`~harness._events.Event` records; the span emitter reads
+the same records. Meanings (DESIGN 5): ``step_number`` is the 1-based order of node
+executions in the run (by start time) and every row made inside a node carries that node's
+step; ``parent_node`` is the node that contains the call; ``call_depth`` counts enclosing
+tool calls (0 = called from a node); ``parent_tool_id`` is the enclosing tool call's id.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+from uuid import UUID
+
+from . import costs
+from ._encode import jsonable, message_role, message_text, preview, to_json
+from ._events import Event
+
+GENERATED_BY_FW = "FW"
+
+
+def iso(ns: int | None) -> str | None:
+    if ns is None:
+        return None
+    return datetime.fromtimestamp(ns / 1e9, tz=timezone.utc).isoformat(timespec="microseconds")
+
+
+@dataclass(slots=True)
+class RunContext:
+    """What the row builder needs to know about the run besides its events."""
+
+    run_id: str
+    company_name: str | None
+    agent_names: Mapping[str, str] = field(default_factory=dict)
+    node_types: Mapping[str, str] = field(default_factory=dict)
+    phases: Mapping[str, str] = field(default_factory=dict)
+    span_ids: Mapping[UUID, tuple[str, str, str | None]] = field(default_factory=dict)  # trace, span, parent
+
+
+@dataclass(slots=True)
+class Tree:
+    """Derived structure of a run: node steps and, for every event, its containing node."""
+
+    events: Sequence[Event]
+    by_id: dict[UUID, Event]
+    steps: dict[UUID, int]  # node event id -> step_number
+    owner: dict[UUID, Event | None]  # event id -> innermost enclosing node (itself for nodes)
+    tool_parent: dict[UUID, Event | None]  # event id -> nearest enclosing tool call
+    depth: dict[UUID, int]  # event id -> number of enclosing tool calls
+
+    @classmethod
+    def build(cls, events: Sequence[Event]) -> Tree:
+        by_id = {e.id: e for e in events}
+        nodes = sorted((e for e in events if e.kind == "node"), key=lambda e: (e.start_ns, e.name))
+        steps = {e.id: i for i, e in enumerate(nodes, start=1)}
+        owner: dict[UUID, Event | None] = {}
+        tool_parent: dict[UUID, Event | None] = {}
+        depth: dict[UUID, int] = {}
+        for e in events:  # creation order: a parent is always seen before its children
+            parent = by_id.get(e.parent_id) if e.parent_id else None
+            if parent is None:
+                owner[e.id], tool_parent[e.id], depth[e.id] = (e if e.kind == "node" else None), None, 0
+                continue
+            owner[e.id] = e if e.kind == "node" else owner.get(parent.id)
+            if parent.kind == "tool":
+                tool_parent[e.id], depth[e.id] = parent, depth.get(parent.id, 0) + 1
+            elif parent.kind == "node":
+                tool_parent[e.id], depth[e.id] = None, 0
+            else:
+                tool_parent[e.id], depth[e.id] = tool_parent.get(parent.id), depth.get(parent.id, 0)
+        return cls(events, by_id, steps, owner, tool_parent, depth)
+
+    def step_of(self, event: Event) -> int | None:
+        node = self.owner.get(event.id)
+        return self.steps.get(node.id) if node is not None else None
+
+    def enclosing_node(self, event: Event) -> Event | None:
+        """For a node: the node that contains it (subgraphs); for a call: its owning node."""
+        if event.kind != "node":
+            return self.owner.get(event.id)
+        parent = self.by_id.get(event.parent_id) if event.parent_id else None
+        return self.owner.get(parent.id) if parent is not None else None
+
+
+# --- models -------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    source: str  # "provider" | "estimated" | "missing"
+
+
+def _first_generation(response: Any) -> Any:
+    generations = getattr(response, "generations", None)
+    if generations and generations[0]:
+        return generations[0][0]
+    return None
+
+
+def response_message(event: Event) -> Any:
+    gen = _first_generation(event.outputs)
+    return getattr(gen, "message", None) if gen is not None else None
+
+
+def response_text(event: Event) -> str | None:
+    gen = _first_generation(event.outputs)
+    if gen is None:
+        return None
+    message = getattr(gen, "message", None)
+    return message_text(message) if message is not None else getattr(gen, "text", None)
+
+
+def response_model(event: Event) -> str | None:
+    """The model the provider says answered; configuration only when the response is silent."""
+    message = response_message(event)
+    meta = getattr(message, "response_metadata", None) or {}
+    for key in ("model_name", "model", "model_id"):
+        if meta.get(key):
+            return str(meta[key])
+    llm_output = getattr(event.outputs, "llm_output", None) or {}
+    for key in ("model_name", "model"):
+        if llm_output.get(key):
+            return str(llm_output[key])
+    md, inv = event.metadata or {}, event.invocation or {}
+    configured = md.get("ls_model_name") or inv.get("model") or inv.get("model_name")
+    return str(configured) if configured else None
+
+
+def request_model(event: Event) -> str | None:
+    md, inv = event.metadata or {}, event.invocation or {}
+    configured = md.get("ls_model_name") or inv.get("model") or inv.get("model_name")
+    return str(configured) if configured else None
+
+
+def temperature(event: Event) -> float | None:
+    inv, md = event.invocation or {}, event.metadata or {}
+    value = inv.get("temperature", md.get("ls_temperature"))
+    try:
+        return None if value is None else float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def prompt_messages(event: Event) -> list[tuple[str, str]]:
+    """(role, text) pairs of the first prompt of the call."""
+    inputs = event.inputs
+    if not inputs:
+        return []
+    first = inputs[0]
+    if event.chat:
+        return [(message_role(m), message_text(m)) for m in first]
+    return [("user", str(first))]
+
+
+def prompt_text(event: Event) -> str:
+    return "\n\n".join(f"{role}: {text}" for role, text in prompt_messages(event))
+
+
+def usage(event: Event) -> Usage:
+    """Tokens from ``usage_metadata`` (the aggregated message: stream chunks are never added
+    again here), else the provider's ``llm_output.token_usage``, else an estimate."""
+    message = response_message(event)
+    um = getattr(message, "usage_metadata", None)
+    if um:
+        return Usage(int(um.get("input_tokens", 0)), int(um.get("output_tokens", 0)), "provider")
+    token_usage = (getattr(event.outputs, "llm_output", None) or {}).get("token_usage") or {}
+    if token_usage.get("prompt_tokens") is not None:
+        return Usage(int(token_usage["prompt_tokens"]), int(token_usage.get("completion_tokens") or 0), "provider")
+    if event.status != "ok" or event.outputs is None:
+        return Usage(None, None, "missing")
+    # ~4 characters per token: flagged as an estimate, never passed off as measured.
+    text_in, text_out = prompt_text(event), response_text(event) or ""
+    return Usage(max(1, round(len(text_in) / 4)), max(1, round(len(text_out) / 4)) if text_out else 0, "estimated")
+
+
+def reasoning_of(event: Event, text: str | None) -> str | None:
+    message = response_message(event)
+    extra = getattr(message, "additional_kwargs", None) or {}
+    if extra.get("reasoning_content"):
+        return str(extra["reasoning_content"])
+    if text and text.lstrip().startswith("{"):
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            return None
+        if isinstance(parsed, dict) and isinstance(parsed.get("reasoning"), str):
+            return parsed["reasoning"]
+    tool_calls = getattr(message, "tool_calls", None) or []
+    for call in tool_calls:
+        args = call.get("args") or {}
+        if isinstance(args.get("reasoning"), str):
+            return args["reasoning"]
+    return None
+
+
+# --- row builders -------------------------------------------------------------------------
+
+def _common(ctx: RunContext, tree: Tree, event: Event, node: Event | None) -> dict[str, Any]:
+    node_name = node.name if node is not None else None
+    return {
+        "run_id": ctx.run_id,
+        "company_name": ctx.company_name,
+        "node": node_name,
+        "agent_name": ctx.agent_names.get(node_name, node_name) if node_name else None,
+        "step_number": tree.steps.get(node.id) if node is not None else None,
+    }
+
+
+def _trace(ctx: RunContext, event: Event) -> dict[str, Any]:
+    ids = ctx.span_ids.get(event.id)
+    if not ids:
+        return {}
+    return {"trace_id": ids[0], "span_id": ids[1], "parent_span_id": ids[2]}
+
+
+_EVENT_TYPES = {
+    ("graph", "start"): "on_chain_start", ("graph", "ok"): "on_chain_end", ("graph", "error"): "on_chain_error",
+    ("node", "start"): "on_chain_start", ("node", "ok"): "on_chain_end", ("node", "error"): "on_chain_error",
+    ("llm", "start"): "on_chat_model_start", ("llm", "ok"): "on_llm_end", ("llm", "error"): "on_llm_error",
+    ("tool", "start"): "on_tool_start", ("tool", "ok"): "on_tool_end", ("tool", "error"): "on_tool_error",
+}
+
+
+def node_type_of(ctx: RunContext, event: Event) -> str:
+    if event.kind == "node":
+        return ctx.node_types.get(event.name, "node")
+    return {"graph": "graph", "llm": "llm", "tool": "tool"}[event.kind]
+
+
+def langgraph_event_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
+    rows = []
+    for e in tree.events:
+        node = tree.owner.get(e.id) if e.kind != "graph" else None
+        base = _common(ctx, tree, e, node)
+        if e.kind == "node":
+            base["node"], base["agent_name"] = e.name, ctx.agent_names.get(e.name, e.name)
+        elif e.kind == "graph":
+            base["node"], base["agent_name"] = e.name, None
+        is_llm = e.kind == "llm"
+        model = response_model(e) if is_llm and e.finished else (request_model(e) if is_llm else None)
+        u = usage(e) if is_llm and e.finished else None
+        common = {
+            **base,
+            "node_type": node_type_of(ctx, e),
+            "event_name": e.name,
+            "model": model,
+            "temperature": temperature(e) if is_llm else None,
+            "event_id": str(e.id),
+            "parent_event_id": str(e.parent_id) if e.parent_id else None,
+            "langgraph_step": e.langgraph_step,
+            "checkpoint_ns": e.checkpoint_ns,
+            "subgraph_depth": e.subgraph_depth,
+            "thread_id": (e.metadata or {}).get("thread_id"),
+            "event_kind": e.kind,
+            "generated_by": GENERATED_BY_FW,
+            **_trace(ctx, e),
+        }
+        start_type = _EVENT_TYPES[(e.kind, "start")] if (e.kind != "llm" or e.chat) else "on_llm_start"
+        rows.append({
+            **common,
+            "row_key": f"{e.id}:start",
+            "event_type": start_type,
+            "input_preview": preview(prompt_text(e) if is_llm else jsonable(e.inputs)),
+            "status": "started",
+            "timestamp": iso(e.start_ns),
+        })
+        if not e.finished:
+            continue
+        outcome = "error" if e.status == "error" else "ok"
+        tokens = None if u is None or u.prompt_tokens is None else u.prompt_tokens + (u.completion_tokens or 0)
+        rows.append({
+            **common,
+            "row_key": f"{e.id}:end",
+            "event_type": _EVENT_TYPES[(e.kind, outcome)],
+            "tokens": tokens,
+            "output_preview": preview(response_text(e) if is_llm else jsonable(e.outputs)),
+            "duration_ms": e.duration_ms,
+            "status": e.status,
+            "error": e.error,
+            "timestamp": iso(e.end_ns),
+        })
+    return rows
+
+
+def llm_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
+    rows = []
+    for e in tree.events:
+        if e.kind != "llm" or not e.finished:
+            continue
+        md = e.metadata or {}
+        node = tree.owner.get(e.id)
+        text = response_text(e)
+        model = response_model(e)
+        u = usage(e)
+        price = costs.cost(model, u.prompt_tokens, u.completion_tokens)
+        total = None if u.prompt_tokens is None else u.prompt_tokens + (u.completion_tokens or 0)
+        parent_tool = tree.tool_parent.get(e.id)
+        rows.append({
+            **_common(ctx, tree, e, node),
+            "row_key": f"{e.id}:llm",
+            "node_type": "llm",
+            "call_type": md.get("harness.call_type") or ("chat" if e.chat else "completion"),
+            "model": model,
+            "temperature": temperature(e),
+            "prompt": prompt_text(e),
+            "response": text,
+            "reasoning": reasoning_of(e, text),
+            "context": _text_or_json(md.get("harness.context")),
+            "current_task": md.get("harness.current_task"),
+            "prompt_tokens": u.prompt_tokens,
+            "completion_tokens": u.completion_tokens,
+            "total_tokens": total,
+            "input_cost": price.input_cost if price else None,
+            "output_cost": price.output_cost if price else None,
+            "total_cost": price.total_cost if price else None,
+            "execution_time_ms": e.duration_ms,
+            "status": "ok" if e.status != "error" else "error",
+            "error": e.error,
+            "timestamp": iso(e.end_ns),
+            "generated_by": "Mixed",
+            "llm_call_id": str(e.id),
+            "usage_source": u.source,
+            "time_to_first_token_ms": (e.first_token_ns - e.start_ns) / 1e6 if e.first_token_ns else None,
+            "price_table": costs.PRICE_TABLE_VERSION if price else None,
+            "parent_tool_id": str(parent_tool.id) if parent_tool is not None else None,
+            **_trace(ctx, e),
+        })
+    return rows
+
+
+def _text_or_json(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    return to_json(value)
+
+
+def _tool_payload(value: Any) -> Any:
+    """Tool input/output as JSON-able data: ToolMessage content, JSON strings decoded."""
+    content = getattr(value, "content", value) if hasattr(value, "tool_call_id") else value
+    if isinstance(content, str):
+        stripped = content.strip()
+        if stripped[:1] in ("{", "["):
+            try:
+                return json.loads(stripped)
+            except ValueError:
+                return content
+    return jsonable(content)
+
+
+def tool_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
+    rows = []
+    for e in tree.events:
+        if e.kind != "tool" or not e.finished:
+            continue
+        node = tree.owner.get(e.id)
+        parent_tool = tree.tool_parent.get(e.id)
+        md = e.metadata or {}
+        status = "fail" if e.status == "error" else "ok"
+        if status == "ok" and getattr(e.outputs, "status", None) == "error":  # ToolMessage(status="error")
+            status = "fail"
+        rows.append({
+            **_common(ctx, tree, e, node),
+            "row_key": f"{e.id}:tool",
+            "node_type": "tool",
+            "tool_name": e.name,
+            "tool_input": _tool_payload(e.inputs),
+            "tool_output": _tool_payload(e.outputs) if e.status != "error" else None,
+            "parent_node": node.name if node is not None else None,
+            "workflow_phase": md.get("harness.workflow_phase") or (ctx.phases.get(node.name) if node else None),
+            "call_depth": tree.depth.get(e.id, 0),
+            "parent_tool_id": str(parent_tool.id) if parent_tool is not None else None,
+            "execution_time_ms": e.duration_ms,
+            "status": status,
+            "error": e.error or (_tool_payload(e.outputs) if status == "fail" else None),
+            "timestamp": iso(e.end_ns),
+            "generated_by": "Us",
+            "tool_call_id": str(e.id),
+            **_trace(ctx, e),
+        })
+        if isinstance(rows[-1]["error"], (dict, list)):
+            rows[-1]["error"] = to_json(rows[-1]["error"])
+    return rows
+
+
+def prompt_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
+    rows = []
+    for e in tree.events:
+        if e.kind != "llm":
+            continue
+        md = e.metadata or {}
+        messages = prompt_messages(e)
+        system = "\n\n".join(t for r, t in messages if r == "system") or None
+        user = "\n\n".join(f"{r}: {t}" if r not in ("human", "user") else t for r, t in messages if r != "system")
+        rows.append({
+            **_common(ctx, tree, e, tree.owner.get(e.id)),
+            "row_key": f"{e.id}:prompt",
+            "prompt_id": md.get("harness.prompt_id"),
+            "prompt_name": md.get("harness.prompt_name"),
+            "category": md.get("harness.prompt_category"),
+            "system_prompt": system,
+            "user_prompt": user or None,
+            "variables_json": jsonable(md.get("harness.prompt_variables")),
+            "model": request_model(e) if not e.finished else response_model(e),
+            "temperature": temperature(e),
+            "timestamp": iso(e.start_ns),
+            "generated_by": "Us",
+            "llm_call_id": str(e.id),
+        })
+    return rows
+
+
+def captured_rows(ctx: RunContext, events: Sequence[Event]) -> tuple[Tree, dict[str, list[dict[str, Any]]]]:
+    tree = Tree.build(events)
+    return tree, {
+        "langgraph_events": langgraph_event_rows(ctx, tree),
+        "llm_calls": llm_call_rows(ctx, tree),
+        "tool_calls": tool_call_rows(ctx, tree),
+        "prompts": prompt_rows(ctx, tree),
+    }
+
+
+def redact_rows(rows: Iterable[dict[str, Any]], redact) -> None:
+    """Scrub secrets from every text and JSON cell, in place."""
+    for row in rows:
+        for key, value in row.items():
+            if isinstance(value, str):
+                row[key] = redact(value)
+            elif isinstance(value, (dict, list)):
+                row[key] = json.loads(redact(to_json(value)))

@@ -1,0 +1,177 @@
+"""Event records -> OpenTelemetry spans mirroring the run's tree.
+
+Spans are emitted when the run ends, from the recorded times (start/end in ns), each
+parented explicitly from its record's parent (never from ambient context), under one root
+span per run. Attributes follow the OTel GenAI conventions (``gen_ai.*``) and OpenInference
+(``openinference.span.kind``, ``llm.*``, ``input.value``...), so Phoenix, Langfuse and Jaeger
+all show the tree natively. Every attribute producer is guarded: one bad payload loses one
+attribute, not the span.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+from uuid import UUID
+
+from opentelemetry import trace
+from opentelemetry.trace import SpanKind, Status, StatusCode
+
+from . import _rows
+from ._encode import preview, to_json
+from ._events import Event
+
+logger = logging.getLogger("harness")
+
+_KIND = {"graph": "CHAIN", "node": "CHAIN", "llm": "LLM", "tool": "TOOL"}
+_ATTR_CHARS = 10_000
+
+Attrs = Iterator[tuple[str, Any]]
+
+
+def _guarded(producer: Callable[..., Attrs], *args: Any) -> Attrs:
+    try:
+        yield from producer(*args)
+    except Exception:  # noqa: BLE001 - lose the attribute, keep the span
+        logger.debug("span attribute producer %s failed", producer.__name__, exc_info=True)
+
+
+def _common_attrs(e: Event, run_id: str, workflow: str | None) -> Attrs:
+    yield "openinference.span.kind", _KIND[e.kind]
+    yield "harness.run_id", run_id
+    yield "harness.event_kind", e.kind
+    md = e.metadata or {}
+    if md.get("thread_id"):
+        yield "session.id", str(md["thread_id"])
+        yield "gen_ai.conversation.id", str(md["thread_id"])
+    if e.langgraph_step is not None:
+        yield "langgraph.step", e.langgraph_step
+    if md.get("langgraph_node"):
+        yield "langgraph.node", str(md["langgraph_node"])
+    if e.checkpoint_ns:
+        yield "langgraph.checkpoint_ns", e.checkpoint_ns
+        yield "langgraph.subgraph_depth", e.subgraph_depth
+    if e.kind == "graph":
+        yield "gen_ai.operation.name", "invoke_workflow"
+        if workflow:
+            yield "gen_ai.workflow.name", workflow
+    if e.kind == "node":
+        yield "graph.node.id", e.name
+
+
+def _io_attrs(e: Event, redact: Callable[[str], str]) -> Attrs:
+    if e.kind == "llm":
+        text_in, text_out = _rows.prompt_text(e), _rows.response_text(e) if e.finished else None
+    else:
+        text_in = e.inputs if isinstance(e.inputs, str) else to_json(e.inputs)
+        text_out = None if e.outputs is None else (e.outputs if isinstance(e.outputs, str) else to_json(e.outputs))
+    if text_in:
+        yield "input.value", redact(preview(text_in, _ATTR_CHARS) or "")
+    if text_out:
+        yield "output.value", redact(preview(text_out, _ATTR_CHARS) or "")
+
+
+def _llm_attrs(e: Event) -> Attrs:
+    yield "gen_ai.operation.name", "chat" if e.chat else "text_completion"
+    requested = _rows.request_model(e)
+    if requested:
+        yield "gen_ai.request.model", requested
+    temperature = _rows.temperature(e)
+    if temperature is not None:
+        yield "gen_ai.request.temperature", temperature
+    if not e.finished:
+        return
+    model = _rows.response_model(e)
+    if model:
+        yield "gen_ai.response.model", model
+        yield "llm.model_name", model
+    u = _rows.usage(e)
+    if u.prompt_tokens is not None:
+        yield "gen_ai.usage.input_tokens", u.prompt_tokens
+        yield "gen_ai.usage.output_tokens", u.completion_tokens or 0
+        yield "llm.token_count.prompt", u.prompt_tokens
+        yield "llm.token_count.completion", u.completion_tokens or 0
+        yield "llm.token_count.total", u.prompt_tokens + (u.completion_tokens or 0)
+    yield "harness.usage_source", u.source
+    if e.first_token_ns:
+        yield "gen_ai.response.time_to_first_chunk", (e.first_token_ns - e.start_ns) / 1e9
+
+
+def _tool_attrs(e: Event) -> Attrs:
+    yield "gen_ai.operation.name", "execute_tool"
+    yield "gen_ai.tool.name", e.name
+    yield "tool.name", e.name
+    yield "gen_ai.tool.call.id", str(e.id)
+
+
+def _span_name(e: Event, workflow: str | None) -> str:
+    if e.kind == "graph":
+        return f"invoke_workflow {workflow or e.name}"
+    if e.kind == "llm":
+        model = _rows.request_model(e) or _rows.response_model(e) or e.name
+        return f"{'chat' if e.chat else 'text_completion'} {model}"
+    if e.kind == "tool":
+        return f"execute_tool {e.name}"
+    return e.name
+
+
+def emit_spans(
+    tracer: trace.Tracer,
+    events: Sequence[Event],
+    *,
+    run_id: str,
+    workflow: str | None,
+    redact: Callable[[str], str],
+    end_ns: int,
+    run_attrs: dict[str, Any] | None = None,
+) -> dict[UUID, tuple[str, str, str | None]]:
+    """Emit one span per record; returns record id -> (trace_id, span_id, parent_span_id) in hex.
+
+    Records still open when the run ended are closed at ``end_ns`` and marked abandoned.
+    """
+    spans: dict[UUID, trace.Span] = {}
+    ids: dict[UUID, tuple[str, str, str | None]] = {}
+    for e in events:  # creation order: parents first
+        parent = spans.get(e.parent_id) if e.parent_id else None
+        context = trace.set_span_in_context(parent) if parent is not None else None
+        attributes: dict[str, Any] = {}
+        for producer, args in (
+            (_common_attrs, (e, run_id, workflow)),
+            (_io_attrs, (e, redact)),
+            (_llm_attrs if e.kind == "llm" else _tool_attrs if e.kind == "tool" else None, (e,)),
+        ):
+            if producer is not None:
+                attributes.update(_guarded(producer, *args))
+        if e.kind == "graph" and run_attrs:
+            attributes.update(run_attrs)
+        span = tracer.start_span(
+            _span_name(e, workflow),
+            context=context if context is not None else trace.set_span_in_context(trace.INVALID_SPAN),
+            kind=SpanKind.CLIENT if e.kind == "llm" else SpanKind.INTERNAL,
+            attributes=attributes,
+            start_time=e.start_ns,
+        )
+        spans[e.id] = span
+        sc = span.get_span_context()
+        if sc.is_valid:
+            parent_sc = parent.get_span_context() if parent is not None else None
+            ids[e.id] = (
+                format(sc.trace_id, "032x"),
+                format(sc.span_id, "016x"),
+                format(parent_sc.span_id, "016x") if parent_sc is not None else None,
+            )
+    for e in events:
+        span = spans[e.id]
+        if e.status == "error":
+            span.set_status(Status(StatusCode.ERROR, redact(e.error or "")))
+            span.add_event("exception", {"exception.type": e.error_type or "Exception",
+                                         "exception.message": redact(e.error or "")},
+                           timestamp=e.end_ns or end_ns)
+        elif e.status == "interrupted":
+            span.set_attribute("harness.interrupted", True)
+            span.set_status(Status(StatusCode.OK))
+        elif not e.finished:
+            span.set_attribute("harness.abandoned", True)
+        span.end(end_time=e.end_ns or end_ns)
+    return ids
