@@ -21,6 +21,13 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+
+@app.callback()
+def _root() -> None:
+    """Trace, evaluate and audit LangGraph agent runs."""
+
+
 _COMMANDS = ("run", "wrap", "export", "audit")
 for _name in _COMMANDS:
     try:
@@ -38,7 +45,7 @@ def main(argv: list[str] | None = None) -> None:
     if debug:
         (argv if argv is not None else sys.argv).remove("--debug")
     try:
-        app(args=argv, standalone_mode=False)
+        code = app(args=argv, standalone_mode=False)
     except UsageError as exc:
         fail(str(exc), code=exc.code, debug=debug)
     except typer.Exit as exc:
@@ -48,11 +55,12 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         fail("interrupted", code=130, debug=debug)
     except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
-        import click
-
-        if isinstance(exc, click.exceptions.Abort):
+        if type(exc).__name__ == "Abort":
             fail("aborted", code=1, debug=debug)
-        if isinstance(exc, click.ClickException):
-            fail(exc.format_message(), code=2, debug=debug)
+        if hasattr(exc, "format_message"):  # click's usage errors: bad option, missing argument
+            message = exc.format_message()
+            if not message:  # help was shown instead (no arguments)
+                raise SystemExit(2) from None
+            fail(message, code=getattr(exc, "exit_code", 2) or 2, debug=debug)
         fail(f"{type(exc).__name__}: {exc}", code=2, debug=debug)
-    raise SystemExit(0)
+    raise SystemExit(code if isinstance(code, int) else 0)

@@ -1,0 +1,81 @@
+"""The SQLite store: one table per sheet, idempotent writes, readable while written."""
+
+import sqlite3
+import threading
+
+import pytest
+
+from harness import Harness, Store, StoreError
+from harness.schema import SHEET_NAMES, SHEETS_BY_NAME
+
+
+def test_store_creates_a_wal_database_with_a_table_per_sheet(tmp_path):
+    store = Store(tmp_path / "runs.db")
+    conn = sqlite3.connect(tmp_path / "runs.db")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert set(SHEET_NAMES) <= tables
+    store.close()
+
+
+def test_a_retried_write_never_duplicates_rows(tmp_path):
+    store = Store(tmp_path / "runs.db")
+    rows = [{"run_id": "r1", "tool_name": "search", "row_key": "k1"}, {"run_id": "r1", "tool_name": "calc"}]
+    assert store.write("tool_calls", rows) == 2
+    assert store.write("tool_calls", rows) == 0
+    assert store.count("tool_calls", "r1") == 2
+
+
+def test_unknown_columns_are_an_error_not_a_silent_drop(tmp_path):
+    store = Store(tmp_path / "runs.db")
+    with pytest.raises(StoreError, match="no column"):
+        store.write("runs", [{"run_id": "r1", "not_a_column": 1}])
+
+
+def test_sheets_returns_fifteen_frames_spec_columns_first(tmp_path):
+    h = Harness(store=tmp_path / "runs.db")
+    h.store.write("runs", [{"run_id": "r1", "company_name": "Acme", "tools_used": ["a", "b"], "total_steps": 3}])
+    frames = h.sheets()
+    assert list(frames) == list(SHEET_NAMES)
+    for name, frame in frames.items():
+        spec = SHEETS_BY_NAME[name]
+        assert list(frame.columns[: len(spec.columns)]) == list(spec.column_names)
+    runs = frames["runs"].iloc[0]
+    assert runs["tools_used"] == ["a", "b"] and runs["total_steps"] == 3
+
+
+def test_sheets_filters_by_run_id(tmp_path):
+    store = Store(tmp_path / "runs.db")
+    store.write("runs", [{"run_id": "r1"}, {"run_id": "r2"}])
+    assert list(store.sheets(["r2"])["runs"]["run_id"]) == ["r2"]
+    assert store.sheets([])["runs"].empty
+
+
+def test_store_location_comes_from_argument_then_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("HARNESS_STORE", str(tmp_path / "env.db"))
+    assert Store().path == tmp_path / "env.db"
+    assert Store(f"sqlite:///{tmp_path / 'arg.db'}").path == tmp_path / "arg.db"
+    with pytest.raises(StoreError, match="unsupported store URL"):
+        Store("mysql://x/y")
+
+
+def test_store_is_readable_from_another_connection_while_a_writer_is_busy(tmp_path):
+    store = Store(tmp_path / "runs.db")
+    store.write("runs", [{"run_id": "r0"}])
+    stop = threading.Event()
+
+    def writer():
+        i = 0
+        while not stop.is_set():
+            i += 1
+            store.write("langgraph_events", [{"run_id": "r1", "event_name": f"e{i}"}])
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        reader = Store(tmp_path / "runs.db")
+        for _ in range(20):
+            assert reader.count("runs") == 1
+    finally:
+        stop.set()
+        thread.join()
