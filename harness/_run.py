@@ -208,6 +208,9 @@ class Run:
     # --- context manager (sync and async) ---------------------------------------------
     def __enter__(self) -> Run:
         self._start_ns = time.time_ns()
+        # The application's active span (if any) when the run starts becomes the parent of
+        # the run's root span; nothing is attached to the context by the harness.
+        self._outer_span = trace.get_current_span()
         self.status = "running"
         return self
 
@@ -359,7 +362,7 @@ class Run:
             if tracer is not None:
                 spans = emit_spans(
                     tracer, self.handler.snapshot(), run_id=self.run_id, workflow=self.workflow,
-                    redact=redact, end_ns=self._end_ns,
+                    redact=redact, end_ns=self._end_ns, outer_span=getattr(self, "_outer_span", None),
                     run_attrs={"harness.status": self.status, "harness.subject": redact(self.subject or "")},
                 )
         except Exception:  # noqa: BLE001

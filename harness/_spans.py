@@ -125,6 +125,7 @@ def emit_spans(
     redact: Callable[[str], str],
     end_ns: int,
     run_attrs: dict[str, Any] | None = None,
+    outer_span: trace.Span | None = None,
 ) -> dict[UUID, tuple[str, str, str | None]]:
     """Emit one span per record; returns record id -> (trace_id, span_id, parent_span_id) in hex.
 
@@ -132,6 +133,7 @@ def emit_spans(
     """
     spans: dict[UUID, trace.Span] = {}
     ids: dict[UUID, tuple[str, str, str | None]] = {}
+    outer = outer_span if outer_span is not None and outer_span.get_span_context().is_valid else trace.INVALID_SPAN
     for e in events:  # creation order: parents first
         parent = spans.get(e.parent_id) if e.parent_id else None
         context = trace.set_span_in_context(parent) if parent is not None else None
@@ -147,7 +149,7 @@ def emit_spans(
             attributes.update(run_attrs)
         span = tracer.start_span(
             _span_name(e, workflow),
-            context=context if context is not None else trace.set_span_in_context(trace.INVALID_SPAN),
+            context=context if context is not None else trace.set_span_in_context(outer),
             kind=SpanKind.CLIENT if e.kind == "llm" else SpanKind.INTERNAL,
             attributes=attributes,
             start_time=e.start_ns,
@@ -155,7 +157,8 @@ def emit_spans(
         spans[e.id] = span
         sc = span.get_span_context()
         if sc.is_valid:
-            parent_sc = parent.get_span_context() if parent is not None else None
+            parent_sc = (parent or outer).get_span_context()
+            parent_sc = parent_sc if parent_sc.is_valid else None
             ids[e.id] = (
                 format(sc.trace_id, "032x"),
                 format(sc.span_id, "016x"),

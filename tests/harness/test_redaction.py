@@ -1,0 +1,58 @@
+"""Secrets never reach a row or a span."""
+
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from harness import REDACTED, Harness, Redactor
+
+from . import graphs
+
+SECRETS = {
+    "groq": "gsk_abcdefghijklmnopqrstuvwxyz0123456789",
+    "openai": "sk-proj-abcdefghijklmnopqrstuvwx",
+    "bearer": "Bearer eyJhbGciOiJIUzI1NiJ9.payload.sig",
+    "url": "https://api.example.com/v1/quote?symbol=AAPL&token=s3cr3tvalue",
+}
+
+
+def test_known_key_shapes_are_redacted():
+    redact = Redactor(environ={})
+    assert redact(f"key={SECRETS['groq']}") == f"key={REDACTED}"
+    assert SECRETS["openai"] not in redact(SECRETS["openai"])
+    assert redact(SECRETS["bearer"]) == f"Bearer {REDACTED}"
+    assert redact(SECRETS["url"]) == f"https://api.example.com/v1/quote?symbol=AAPL&token={REDACTED}"
+    assert redact("plain text about sk-ills") == "plain text about sk-ills"
+
+
+def test_values_of_secret_environment_variables_are_redacted():
+    redact = Redactor(environ={"FINNHUB_API_KEY": "abc123xyz", "HOME": "/root", "X_SECRET": "hunter22"})
+    assert redact("token abc123xyz and hunter22 at /root") == f"token {REDACTED} and {REDACTED} at /root"
+
+
+def test_secrets_in_prompts_tool_payloads_and_errors_never_reach_rows_or_spans(tmp_path, monkeypatch):
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-987654321")
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    harness = Harness(store=tmp_path / "runs.db", tracer_provider=provider)
+    model = graphs.fake_model(f"sure, I used {SECRETS['groq']}")
+
+    def node(state, config):
+        model.invoke(f"call {SECRETS['url']} with {SECRETS['bearer']}", config)
+        graphs.lookup.invoke({"query": "tok-987654321"}, config)
+        try:
+            graphs.broken.invoke({"query": SECRETS["openai"]}, config)
+        except ValueError:
+            pass
+        return {"log": ["done"]}
+
+    with harness.run(subject="secrets") as run:
+        graphs.single_node(node).invoke({"log": []}, run.config)
+    dump = "".join(frame.to_json() for frame in harness.sheets([run.run_id]).values())
+    spans = "".join(str(dict(s.attributes)) + str(s.events) + str(s.status.description) for s in exporter.get_finished_spans())
+    for text in (dump, spans):
+        assert REDACTED in text
+        for secret in ("abcdefghijklmnopqrstuvwxyz0123456789", "abcdefghijklmnopqrstuvwx", "eyJhbGciOiJIUzI1NiJ9",
+                       "s3cr3tvalue", "tok-987654321"):
+            assert secret not in text
