@@ -424,11 +424,26 @@ def captured_rows(ctx: RunContext, events: Sequence[Event]) -> tuple[Tree, dict[
     }
 
 
-def redact_rows(rows: Iterable[dict[str, Any]], redact) -> None:
-    """Scrub secrets from every text and JSON cell, in place."""
+#: Columns of captured rows that carry payloads (prompts, responses, tool I/O, errors);
+#: the other captured columns hold ids, names, numbers and enums the harness produced.
+PAYLOAD_COLUMNS = frozenset({
+    "company_name", "prompt", "response", "reasoning", "context", "current_task", "input_preview",
+    "output_preview", "tool_input", "tool_output", "error", "system_prompt", "user_prompt", "variables_json",
+    "thread_id",
+})
+
+
+def redact_rows(rows: Iterable[dict[str, Any]], redact, columns: frozenset[str] | None = None) -> None:
+    """Scrub secrets in place from ``columns`` (default: every text and JSON cell).
+
+    JSON values are turned into their JSON text first, so a secret inside a nested payload
+    is found; the store keeps that text as the cell's JSON.
+    """
     for row in rows:
         for key, value in row.items():
+            if columns is not None and key not in columns:
+                continue
             if isinstance(value, str):
                 row[key] = redact(value)
             elif isinstance(value, (dict, list)):
-                row[key] = json.loads(redact(to_json(value)))
+                row[key] = redact(to_json(value))

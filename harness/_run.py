@@ -28,6 +28,7 @@ from ._redact import Redactor
 from ._rows import RunContext, iso
 from ._spans import emit_spans
 from ._telemetry import resolve_tracer
+from ._writer import BackgroundWriter
 from ._verify import PROFILES, total_sheets_logged, verification_status
 from .schema import COUNTED_SHEETS, SHEET_NAMES, sheet as sheet_named
 from .store import Store
@@ -55,10 +56,21 @@ class Harness:
         store: str | os.PathLike[str] | Store | None = None,
         *,
         tracer_provider: trace.TracerProvider | None = None,
+        background: bool = True,
     ) -> None:
         self.store = store if isinstance(store, Store) else Store(store)
         self.tracer_provider = tracer_provider
         self.errors = 0  # harness-internal failures across runs (never raised into the host)
+        self._writer = BackgroundWriter() if background else None
+
+    def flush(self) -> None:
+        """Wait until every finished run has been written to the store (and its spans emitted).
+
+        Runs are written by a background thread when ``background=True`` (the default), so
+        the graph's caller does not pay for it; every method that reads the store calls this.
+        """
+        if self._writer is not None:
+            self._writer.flush()
 
     def run(
         self,
@@ -91,10 +103,12 @@ class Harness:
 
     def sheets(self, run_ids: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
         """The fifteen sheets (spec order) as DataFrames, spec columns first."""
+        self.flush()
         return self.store.sheets(run_ids)
 
     def log(self, run_id: str, sheet: str, rows: Iterable[Mapping[str, Any]]) -> int:
         """Append rows to a finished run (e.g. a batch's consistency rows); returns rows added."""
+        self.flush()
         s = sheet_named(sheet)
         company = next(iter(self.store.rows("runs", [run_id])), {}).get("company_name")
         redact = Redactor()
@@ -111,6 +125,7 @@ class Harness:
 
         Profile and required sheets default to those of the run's previous ``log_tests`` row.
         """
+        self.flush()
         previous = next(iter(self.store.rows("log_tests", [run_id])), None)
         runs_row = next(iter(self.store.rows("runs", [run_id])), {})
         profile = profile or (previous or {}).get("profile") or "generic"
@@ -137,6 +152,7 @@ class Harness:
         """Write the fifteen sheets to an .xlsx workbook (see :mod:`exporters`)."""
         from exporters import write_excel
 
+        self.flush()
         return write_excel(self.store, path, run_ids)
 
     def export_google_sheets(self, spreadsheet_id: str, credentials_file: str | None = None,
@@ -144,6 +160,7 @@ class Harness:
         """Append the run rows a spreadsheet has not acknowledged yet (exactly once)."""
         from exporters import push_google_sheets
 
+        self.flush()
         return push_google_sheets(self.store, spreadsheet_id, credentials_file=credentials_file, run_ids=run_ids)
 
 
@@ -346,6 +363,17 @@ class Run:
 
             self.status = "completed" if is_control_flow(exc) else "failed"
             self.error = describe_error(exc)
+        writer = self.harness._writer
+        if writer is None:
+            self._write_and_release()
+            return
+        try:
+            writer.submit(self._write_and_release)
+        except Exception:  # noqa: BLE001
+            self._count_error("queueing the run")
+            self._write_and_release()
+
+    def _write_and_release(self) -> None:
         try:
             self._write()
         except Exception:  # noqa: BLE001 - the host never sees harness failures
@@ -371,23 +399,44 @@ class Run:
         root_ids = next(iter(spans.values()), None)
         if root_ids:
             rows["runs"][0].update(trace_id=root_ids[0], span_id=root_ids[1])
-        for sheet_rows in rows.values():
-            _rows.redact_rows(sheet_rows, redact)
-        written: dict[str, int] = {}
-        for sheet in SHEET_NAMES:
-            sheet_rows = rows.get(sheet)
-            if not sheet_rows:
-                continue
-            try:
-                self.store.write(sheet, sheet_rows)
-                written[sheet] = len(sheet_rows)
-            except Exception:  # noqa: BLE001
-                self._count_error(f"storing {sheet}")
+        for sheet, sheet_rows in rows.items():
+            _rows.redact_rows(sheet_rows, redact, _rows.PAYLOAD_COLUMNS if sheet in _CAPTURED else None)
+        ordered = {name: rows[name] for name in SHEET_NAMES if rows.get(name)}
+        written = {name: len(sheet_rows) for name, sheet_rows in ordered.items()}
+        stored: dict[str, int] = {}
+        try:
+            for name, outcome in self.store.write_many(ordered).items():
+                if isinstance(outcome, Exception):
+                    self._count_error(f"storing {name}: {outcome}")
+                else:
+                    stored[name] = outcome
+        except Exception:  # noqa: BLE001
+            self._count_error("storing the run")
         if self.verify:
             try:
-                self.harness.verify(self.run_id, written, profile=self.profile, required=self.required_sheets)
+                self.store.replace("log_tests", [self._log_tests_row(stored, written)])
             except Exception:  # noqa: BLE001
                 self._count_error("log_tests")
+
+    def _log_tests_row(self, stored: Mapping[str, int], written: Mapping[str, int]) -> dict[str, Any]:
+        """The run's log_tests row from the rows the store accepted (a new run has no others)."""
+        counts = {name: stored.get(name, 0) for name in COUNTED_SHEETS}
+        return {
+            "run_id": self.run_id,
+            "company_name": self.subject,
+            **counts,
+            "total_sheets_logged": total_sheets_logged(counts),
+            "verification_status": verification_status(counts, self.required_sheets, written),
+            "timestamp": _now_iso(),
+            "generated_by": "Us",
+            "profile": self.profile,
+            "required_sheets": list(self.required_sheets),
+            "written_rows": dict(written),
+            "row_key": f"{self.run_id}:log_tests",
+        }
+
+
+_CAPTURED = frozenset({"langgraph_events", "llm_calls", "tool_calls", "prompts", "runs"})
 
 
 def _parent_run_id(config: Mapping[str, Any] | None) -> UUID | None:

@@ -51,22 +51,25 @@ def json_text(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
-def _encode(kind: str, value: Any) -> Any:
-    if value is None:
-        return None
-    if kind == "json":
-        return value if isinstance(value, str) else json_text(value)
-    if kind == "int":
-        if isinstance(value, bool):
-            return int(value)
-        if isinstance(value, float):
-            return int(round(value)) if value == value else None
-        return int(value)
-    if kind == "float":
-        return float(value)
-    if kind == "datetime":
-        return value if isinstance(value, str) else value.isoformat()
-    return value if isinstance(value, str) else str(value)
+def _encode_int(value: Any) -> int | None:
+    if isinstance(value, float):
+        return int(round(value)) if value == value else None
+    return int(value)
+
+
+_ENCODERS = {
+    "json": lambda v: v if isinstance(v, str) else json_text(v),
+    "int": _encode_int,
+    "float": float,
+    "datetime": lambda v: v if isinstance(v, str) else v.isoformat(),
+    "text": lambda v: v if isinstance(v, str) else str(v),
+}
+
+
+def _insert_sql(s: Sheet) -> str:
+    cols = ", ".join(f'"{n}"' for n in s.all_column_names)
+    marks = ", ".join("?" * (len(s.all_column_names) + 1))
+    return f'INSERT OR IGNORE INTO "{s.name}" ({ROW_KEY}, {cols}) VALUES ({marks})'
 
 
 def _decode(kind: str, value: Any) -> Any:
@@ -130,24 +133,44 @@ class Store:
         (never a silent drop). Returns the number of rows actually inserted.
         """
         s = sheet if isinstance(sheet, Sheet) else sheet_named(sheet)
+        with self._lock, self._conn:
+            return self._insert(s, rows)
+
+    def _insert(self, s: Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
         names = s.all_column_names
         allowed = set(names) | {ROW_KEY}
+        encoders = [(c.name, _ENCODERS[c.kind]) for c in s.all_columns]
         batch = []
         for row in rows:
-            unknown = set(row) - allowed
-            if unknown:
+            if not allowed.issuperset(row):
+                unknown = set(row) - allowed
                 raise StoreError(f"sheet {s.name!r} has no column(s) {', '.join(sorted(unknown))}")
             key = row.get(ROW_KEY) or content_key(s.name, row)
-            batch.append((key, *(_encode(c.kind, row.get(c.name)) for c in s.all_columns)))
+            get = row.get
+            batch.append((key, *[None if (v := get(n)) is None else enc(v) for n, enc in encoders]))
         if not batch:
             return 0
-        cols = ", ".join(f'"{n}"' for n in names)
-        marks = ", ".join("?" * (len(names) + 1))
-        sql = f'INSERT OR IGNORE INTO "{s.name}" ({ROW_KEY}, {cols}) VALUES ({marks})'
+        before = self._conn.total_changes
+        self._conn.executemany(_insert_sql(s), batch)
+        return self._conn.total_changes - before
+
+    def write_many(self, rows_by_sheet: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, int | Exception]:
+        """Write several sheets in one transaction, each sheet in its own savepoint: a sheet
+        that fails is rolled back alone and reported as its exception, the others commit."""
+        result: dict[str, int | Exception] = {}
         with self._lock, self._conn:
-            before = self._conn.total_changes
-            self._conn.executemany(sql, batch)
-            return self._conn.total_changes - before
+            for name, rows in rows_by_sheet.items():
+                if not rows:
+                    continue
+                self._conn.execute("SAVEPOINT sheet")
+                try:
+                    result[name] = self._insert(sheet_named(name), rows)
+                    self._conn.execute("RELEASE SAVEPOINT sheet")
+                except (sqlite3.Error, StoreError) as exc:
+                    self._conn.execute("ROLLBACK TO SAVEPOINT sheet")
+                    self._conn.execute("RELEASE SAVEPOINT sheet")
+                    result[name] = exc
+        return result
 
     def replace(self, sheet: str | Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
         """Insert rows, replacing any row with the same ``row_key`` (for rows that are
@@ -157,11 +180,7 @@ class Store:
         keys = [r.get(ROW_KEY) or content_key(s.name, r) for r in rows]
         with self._lock, self._conn:
             self._conn.executemany(f'DELETE FROM "{s.name}" WHERE {ROW_KEY} = ?', [(k,) for k in keys])
-            return self.write(s, [{**r, ROW_KEY: k} for r, k in zip(rows, keys)])
-
-    def write_many(self, rows_by_sheet: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, int]:
-        """Write several sheets' rows; each sheet in its own batch."""
-        return {name: self.write(name, rows) for name, rows in rows_by_sheet.items() if rows}
+            return self._insert(s, [{**r, ROW_KEY: k} for r, k in zip(rows, keys)])
 
     # --- reading ------------------------------------------------------------------------
     def rows(

@@ -66,6 +66,7 @@ def test_graph_output_is_identical_with_and_without_the_harness_while_the_store_
             conn.execute(f'DROP TABLE "{table}"')
     with harness.run(subject="q") as run:
         traced = graphs.sequential().invoke({"question": "q"}, run.config)
+    harness.flush()
     assert traced == bare
     assert run.status == "completed" and harness.errors > 0
 
@@ -91,6 +92,7 @@ def test_a_failing_callback_is_counted_and_does_not_reach_the_graph(tmp_path):
     with harness.run() as run:
         run.handler.events = None  # every hook now fails inside the handler
         out = graphs.sequential().invoke({"question": "q"}, run.config)
+    harness.flush()
     assert out["log"] == ["plan", "act", "answer"]
     assert run.handler.failures > 0
 

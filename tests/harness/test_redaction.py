@@ -50,7 +50,8 @@ def test_secrets_in_prompts_tool_payloads_and_errors_never_reach_rows_or_spans(t
     with harness.run(subject="secrets") as run:
         graphs.single_node(node).invoke({"log": []}, run.config)
     dump = "".join(frame.to_json() for frame in harness.sheets([run.run_id]).values())
-    spans = "".join(str(dict(s.attributes)) + str(s.events) + str(s.status.description) for s in exporter.get_finished_spans())
+    spans = "".join(str(dict(s.attributes)) + str(s.events) + str(s.status.description)
+                    for s in exporter.get_finished_spans())
     for text in (dump, spans):
         assert REDACTED in text
         for secret in ("abcdefghijklmnopqrstuvwxyz0123456789", "abcdefghijklmnopqrstuvwx", "eyJhbGciOiJIUzI1NiJ9",

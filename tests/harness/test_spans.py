@@ -27,6 +27,11 @@ def harness(tmp_path, exporter):
     return Harness(store=tmp_path / "runs.db", tracer_provider=provider)
 
 
+def finished(harness, exporter):
+    harness.flush()  # runs are written (and their spans emitted) by the background writer
+    return exporter.get_finished_spans()
+
+
 def tree(spans):
     by_id = {s.context.span_id: s for s in spans}
     return {s.name: (by_id[s.parent.span_id].name if s.parent and s.parent.span_id in by_id else None)
@@ -36,7 +41,7 @@ def tree(spans):
 def test_one_root_span_per_run_with_nodes_llm_and_tool_spans_under_it(harness, exporter):
     with harness.run(subject="Acme", workflow="seq") as run:
         graphs.sequential().invoke({"question": "q"}, run.config)
-    spans = exporter.get_finished_spans()
+    spans = finished(harness, exporter)
     assert len({s.context.trace_id for s in spans}) == 1
     parents = tree(spans)
     assert parents["invoke_workflow seq"] is None
@@ -56,7 +61,7 @@ def test_one_root_span_per_run_with_nodes_llm_and_tool_spans_under_it(harness, e
 def test_span_times_come_from_the_records_and_nest(harness, exporter):
     with harness.run() as run:
         graphs.sequential().invoke({"question": "q"}, run.config)
-    spans = {s.context.span_id: s for s in exporter.get_finished_spans()}
+    spans = {s.context.span_id: s for s in finished(harness, exporter)}
     for span in spans.values():
         if span.parent and span.parent.span_id in spans:
             parent = spans[span.parent.span_id]
@@ -66,7 +71,7 @@ def test_span_times_come_from_the_records_and_nest(harness, exporter):
 def test_subgraph_and_parallel_spans_are_parented_to_their_enclosing_node(harness, exporter):
     with harness.run() as run:
         graphs.with_subgraph().invoke({"log": []}, run.config)
-    parents = tree(exporter.get_finished_spans())
+    parents = tree(finished(harness, exporter))
     assert parents["inner_a"] == parents["inner_b"] == "child"
     assert parents["execute_tool lookup"] == "inner_a"
 
@@ -79,7 +84,7 @@ def test_async_run_spans_nest_like_sync_ones(harness, exporter):
             await graphs.async_graph().ainvoke({"log": []}, run.config)
 
     asyncio.run(main())
-    parents = tree(exporter.get_finished_spans())
+    parents = tree(finished(harness, exporter))
     assert parents["fetch"] == parents["think"] == "invoke_workflow a"
     assert parents["execute_tool lookup"] == "fetch"
 
@@ -87,7 +92,7 @@ def test_async_run_spans_nest_like_sync_ones(harness, exporter):
 def test_rows_carry_the_trace_and_span_ids_of_their_spans(harness, exporter):
     with harness.run() as run:
         graphs.sequential().invoke({"question": "q"}, run.config)
-    spans = {format(s.context.span_id, "016x"): s for s in exporter.get_finished_spans()}
+    spans = {format(s.context.span_id, "016x"): s for s in finished(harness, exporter)}
     f = harness.sheets([run.run_id])
     tool = f["tool_calls"].iloc[0]
     assert spans[tool.span_id].name == "execute_tool lookup"
@@ -102,12 +107,12 @@ def test_errors_mark_spans_but_interrupts_do_not(harness, exporter):
     with pytest.raises(RuntimeError):
         with harness.run(workflow="boom") as run:
             graphs.single_node(lambda s: (_ for _ in ()).throw(RuntimeError("x"))).invoke({"log": []}, run.config)
-    statuses = {s.name: s.status.status_code for s in exporter.get_finished_spans()}
+    statuses = {s.name: s.status.status_code for s in finished(harness, exporter)}
     assert statuses["only"] == StatusCode.ERROR
     exporter.clear()
     with harness.run(workflow="hitl", config={"configurable": {"thread_id": "1"}}) as run:
         graphs.interrupting().invoke({"log": []}, run.config)
-    spans = {s.name: s for s in exporter.get_finished_spans()}
+    spans = {s.name: s for s in finished(harness, exporter)}
     assert spans["ask"].status.status_code != StatusCode.ERROR and spans["ask"].attributes["harness.interrupted"]
 
 
@@ -116,7 +121,7 @@ def test_the_applications_active_span_becomes_the_runs_parent(harness, exporter)
     with tracer.start_as_current_span("request"):
         with harness.run(workflow="w") as run:
             graphs.fan_out().invoke({"log": []}, run.config)
-    parents = tree(exporter.get_finished_spans())
+    parents = tree(finished(harness, exporter))
     assert parents["invoke_workflow w"] == "request"
 
 
@@ -147,6 +152,7 @@ def test_spans_are_exported_over_otlp_http_when_the_endpoint_is_set(tmp_path, mo
         h = Harness(store=tmp_path / "runs.db")
         with h.run(workflow="otlp") as run:
             graphs.sequential().invoke({"question": "q"}, run.config)
+        h.flush()
         flush_own_providers()
     finally:
         server.shutdown()

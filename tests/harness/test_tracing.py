@@ -231,4 +231,5 @@ def test_domain_rows_logged_in_a_node_carry_that_nodes_step_and_agent(harness):
 def test_per_run_state_is_released_when_the_run_ends(harness):
     with harness.run() as run:
         graphs.sequential().invoke({"question": "q"}, run.config)
+    harness.flush()
     assert run.handler.events == {} and run.handler._alias == {}

@@ -1,0 +1,163 @@
+"""Tracing overhead: the same graph bare, under the harness, and under OpenInference.
+
+The benchmark graph has 8 nodes, 5 chat-model calls (LangChain's fake chat model reporting
+usage), 4 tool calls and one parallel branch. The three modes are interleaved in rounds in
+one process and compared by their medians; the harness is measured with the whole
+``with harness.run(...)`` block (rows built and written to SQLite when the run ends), both
+without spans and with spans into an in-memory exporter (as OpenInference is measured).
+
+    python benchmarks/overhead.py [--rounds 30] [--per-round 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import operator
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Annotated, TypedDict
+
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+from langgraph.graph import END, START, StateGraph
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from harness import Harness
+
+
+class State(TypedDict, total=False):
+    log: Annotated[list, operator.add]
+
+
+class Replies:
+    """An endless supply of replies that report token usage."""
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> AIMessage:
+        return AIMessage(
+            content="a short model answer with a few words in it",
+            usage_metadata={"input_tokens": 42, "output_tokens": 12, "total_tokens": 54},
+            response_metadata={"model_name": "llama-3.1-8b-instant"},
+        )
+
+
+@tool
+def search(query: str) -> dict:
+    """Search."""
+    return {"query": query, "results": ["a", "b", "c"]}
+
+
+@tool
+def calculator(expression: str) -> str:
+    """Calculate."""
+    return str(len(expression))
+
+
+def build_graph():
+    model = GenericFakeChatModel(messages=Replies())
+
+    def llm_node(name):
+        def node(state, config):
+            model.invoke(f"{name}: think about the task", config)
+            return {"log": [name]}
+        return node
+
+    def tool_node(name, t, arg):
+        def node(state, config):
+            t.invoke(arg, config)
+            return {"log": [name]}
+        return node
+
+    g = StateGraph(State)
+    g.add_node("parse", llm_node("parse"))
+    g.add_node("plan", llm_node("plan"))
+    g.add_node("search_a", tool_node("search_a", search, {"query": "a"}))
+    g.add_node("search_b", tool_node("search_b", search, {"query": "b"}))
+    g.add_node("compute", tool_node("compute", calculator, {"expression": "1+2"}))
+    g.add_node("check", tool_node("check", calculator, {"expression": "3*4"}))
+    g.add_node("synthesize", llm_node("synthesize"))
+
+    def review(state, config):
+        model.invoke("review: is it right", config)
+        model.invoke("review: final answer", config)
+        return {"log": ["review"]}
+
+    g.add_node("review", review)
+    g.add_edge(START, "parse")
+    g.add_edge("parse", "plan")
+    g.add_edge("plan", "search_a")
+    g.add_edge("plan", "search_b")  # the parallel branch
+    g.add_edge(["search_a", "search_b"], "compute")
+    g.add_edge("compute", "check")
+    g.add_edge("check", "synthesize")
+    g.add_edge("synthesize", "review")
+    g.add_edge("review", END)
+    return g.compile()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--per-round", type=int, default=10)
+    args = parser.parse_args()
+
+    from openinference.instrumentation.langchain import LangChainInstrumentor
+
+    graph = build_graph()
+    tmp = Path(tempfile.mkdtemp())
+    plain = Harness(store=tmp / "plain.db")
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(InMemorySpanExporter()))
+    with_spans = Harness(store=tmp / "spans.db", tracer_provider=provider)
+    oi_provider = TracerProvider()
+    oi_exporter = InMemorySpanExporter()
+    oi_provider.add_span_processor(SimpleSpanProcessor(oi_exporter))
+    instrumentor = LangChainInstrumentor()
+
+    def bare():
+        graph.invoke({"log": []})
+
+    def harnessed(h):
+        def run():
+            with h.run(subject="bench", workflow="bench") as r:
+                graph.invoke({"log": []}, r.config)
+        return run
+
+    times: dict[str, list[float]] = {"bare": [], "harness": [], "harness+spans": [], "openinference": []}
+    modes = {"bare": bare, "harness": harnessed(plain), "harness+spans": harnessed(with_spans)}
+    for _ in range(3):  # warm up every path
+        for fn in modes.values():
+            fn()
+    for _ in range(args.rounds):
+        for name, fn in modes.items():
+            for _ in range(args.per_round):
+                t0 = time.perf_counter()
+                fn()
+                times[name].append(time.perf_counter() - t0)
+        instrumentor.instrument(tracer_provider=oi_provider)
+        for _ in range(args.per_round):
+            t0 = time.perf_counter()
+            bare()
+            times["openinference"].append(time.perf_counter() - t0)
+        instrumentor.uninstrument()
+        oi_exporter.clear()
+
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    base = medians["bare"]
+    print(f"runs per mode: {len(times['bare'])}")
+    for name, value in medians.items():
+        print(f"{name:>15}: median {value * 1e3:7.2f} ms   ratio to bare {value / base:5.2f}")
+    print(f"harness/bare = {medians['harness'] / base:.2f} (target <= 1.10); "
+          f"harness+spans/bare = {medians['harness+spans'] / base:.2f}; "
+          f"openinference/bare = {medians['openinference'] / base:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+"""The background writer: turns finished runs into rows, spans and store writes off the
+host's hot path.
+
+One daemon thread per :class:`~harness.Harness`, started on first use. ``Run.__exit__`` only
+queues the finished run; anything that reads the store through the harness
+(``sheets``, ``export_*``, ``log``, ``verify``) first waits for the queue to drain
+(:meth:`flush`), and so does interpreter exit. The queue is bounded: a host producing runs
+faster than they can be written is slowed down, never made to lose rows.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import queue
+import threading
+import weakref
+from collections.abc import Callable
+
+logger = logging.getLogger("harness")
+
+MAX_QUEUED_RUNS = 1_000
+
+_writers: weakref.WeakSet[BackgroundWriter] = weakref.WeakSet()
+
+
+class BackgroundWriter:
+    def __init__(self, max_queued: int = MAX_QUEUED_RUNS) -> None:
+        self._queue: queue.Queue[Callable[[], None]] = queue.Queue(max_queued)
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+        _writers.add(self)
+
+    def submit(self, job: Callable[[], None]) -> None:
+        if self._thread is None:
+            with self._start_lock:
+                if self._thread is None:
+                    self._thread = threading.Thread(target=self._loop, name="harness-writer", daemon=True)
+                    self._thread.start()
+        self._queue.put(job)
+
+    def flush(self) -> None:
+        """Block until every queued run has been written."""
+        if self._thread is not None and threading.current_thread() is not self._thread:
+            self._queue.join()
+
+    def _loop(self) -> None:
+        while True:
+            job = self._queue.get()
+            try:
+                job()
+            except Exception:  # noqa: BLE001 - a job already counts its own failures
+                logger.warning("harness background write failed", exc_info=True)
+            finally:
+                self._queue.task_done()
+
+
+@atexit.register
+def _flush_all() -> None:
+    for writer in list(_writers):
+        writer.flush()
