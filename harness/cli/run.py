@@ -1,0 +1,148 @@
+"""Run the credit-analysis workflow with evaluation for one or more companies.
+
+Examples: `harness run "Acme Corp" "Blue Harbor Logistics"`,
+`harness run --file companies.txt --repeats 3 --compare-model offline-analyst-lite`.
+Each company is a separate recorded run (repeats and compared models too, grouped by one
+batch id per company); runs go concurrently, at most 8 at a time. The offline provider
+(default) needs no network; `--provider groq` needs GROQ_API_KEY. At the end the store is
+exported to Excel (unless --no-excel) and to Google Sheets with --gsheet. Exit code 0 when
+every run completed, 1 when any failed, 2 for unusable input.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from ._errors import UsageError
+
+
+def read_companies(names: list[str], file: Path | None) -> tuple[list[str], int]:
+    """Positional names, then the file's lines (blank lines and ``#`` comments skipped);
+    duplicates (after trimming) are dropped, first occurrence kept. Returns the list and
+    how many duplicates were dropped."""
+    items = list(names)
+    if file is not None:
+        try:
+            text = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = getattr(exc, "strerror", None) or exc
+            raise UsageError(f"cannot read companies file {str(file)!r}: {reason}") from None
+        items += [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    seen: dict[str, str] = {}
+    for item in items:
+        seen.setdefault(item.strip(), item)
+    if not seen:
+        raise UsageError("no companies given: pass names or --file companies.txt")
+    return list(seen.values()), len(items) - len(seen)
+
+
+def command(
+    companies: Annotated[Optional[list[str]], typer.Argument(metavar="COMPANY...", help="Company names.", show_default=False)] = None,
+    file: Annotated[Optional[Path], typer.Option("--file", "-f", help="File with one company per line.")] = None,
+    provider: Annotated[Optional[str], typer.Option(help="offline (default) or groq; env HARNESS_PROVIDER.")] = None,
+    model: Annotated[Optional[str], typer.Option(help="Analyst model (default: the provider's primary).")] = None,
+    compare_model: Annotated[Optional[str], typer.Option(help="Also run every company with this model and compare.")] = None,
+    repeats: Annotated[int, typer.Option(help="Runs per company and model (>= 2 measures consistency).")] = 1,
+    judge: Annotated[bool, typer.Option("--judge/--no-judge", help="Grade each assessment with the LLM judge.")] = True,
+    temperature: Annotated[float, typer.Option(help="Analyst temperature (the judge always uses 0).")] = 0.1,
+    sources: Annotated[str, typer.Option(help="snapshots (bundled, default) or live (HTTP APIs, keys from env).")] = "snapshots",
+    out: Annotated[Path, typer.Option(help="Excel workbook to export to.")] = Path("runs.xlsx"),
+    no_excel: Annotated[bool, typer.Option("--no-excel", help="Do not export to Excel.")] = False,
+    gsheet: Annotated[Optional[str], typer.Option(help="Also push to this Google Sheets spreadsheet id.")] = None,
+    store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL (env HARNESS_STORE).")] = None,
+) -> None:
+    from dotenv import load_dotenv
+
+    load_dotenv(override=False)
+    from harness import Harness, StoreError
+    from workflows import ProviderError, make_model, resolve_provider
+    from workflows._batch import BatchSettings, run_batch
+
+    names, duplicates = read_companies(companies or [], file)
+    if repeats < 1 or repeats > 100:
+        raise UsageError(f"--repeats must be between 1 and 100, got {repeats}")
+    if not 0.0 <= temperature <= 2.0:
+        raise UsageError(f"--temperature must be between 0 and 2, got {temperature}")
+    if sources not in ("snapshots", "live"):
+        raise UsageError(f"--sources must be snapshots or live, got {sources!r}")
+    try:
+        chosen = resolve_provider(provider)
+        settings = BatchSettings(provider=chosen, model=model or chosen.primary, compare_model=compare_model,
+                                 repeats=repeats, judge=judge, temperature=temperature, sources=_sources(sources))
+        for name in settings.models:  # fail fast on a bad model name or a missing key
+            make_model(chosen, name, temperature=temperature)
+        harness = Harness(store=store)
+    except (ProviderError, ValueError, StoreError) as exc:
+        raise UsageError(str(exc)) from None
+    if duplicates:
+        print(f"harness: skipped {duplicates} duplicate compan{'y' if duplicates == 1 else 'ies'}", file=sys.stderr)
+    outcomes = _run_with_progress(harness, names, settings, run_batch)
+    _summary(outcomes)
+    _export(harness, [o.run_id for o in outcomes], None if no_excel else out, gsheet)
+    raise typer.Exit(1 if any(o.status != "completed" for o in outcomes) else 0)
+
+
+def _sources(kind: str) -> Any:
+    if kind == "live":
+        from workflows._live import LiveSources
+
+        return LiveSources()
+    return None
+
+
+def _run_with_progress(harness: Any, names: list[str], settings: Any, run_batch: Any) -> list[Any]:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    total = len(names) * len(settings.models) * settings.repeats
+    if not console.is_terminal:
+        return run_batch(harness, names, settings)
+    columns = (TextColumn("credit runs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("runs", total=total)
+        return run_batch(harness, names, settings, on_done=lambda _: progress.advance(task))
+
+
+def _fmt(value: Any, spec: str = "") -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return "-"
+    return format(value, spec)
+
+
+def _summary(outcomes: list[Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="credit runs")
+    for col in ("company", "model", "risk", "score", "confidence", "eval score", "status", "tokens", "cost $", "time s", "note"):
+        table.add_column(col, overflow="fold")
+    for o in outcomes:
+        note = o.error[:160] if o.error else ("" if o.valid else f"invalid: {o.reason}")
+        company = o.company if len(o.company) <= 40 else o.company[:39] + "…"
+        table.add_row(company, o.model + (f" #{o.repeat + 1}" if o.batch_id else ""), _fmt(o.risk_level),
+                      _fmt(o.credit_score), _fmt(o.confidence, ".2f"), _fmt(o.evaluation_score, ".2f"), o.status,
+                      _fmt(o.tokens), _fmt(o.cost, ".6f"), _fmt(o.seconds, ".2f"), note)
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=220)  # piped: keep one run per line
+    console.print(table)
+
+
+def _export(harness: Any, run_ids: list[str], out: Path | None, gsheet: str | None) -> None:
+    """Exports never change the exit code: the store keeps every row and can be exported again."""
+    targets = ([("Excel", lambda: harness.export_excel(out, run_ids))] if out is not None else []) + (
+        [("Google Sheets", lambda: harness.export_google_sheets(gsheet, run_ids=run_ids))] if gsheet else [])
+    for label, export in targets:
+        try:
+            export()
+        except (NotImplementedError, ImportError) as exc:
+            print(f"harness: {label} export unavailable: {exc or type(exc).__name__}", file=sys.stderr)
+        except Exception as exc:  # noqa: BLE001 - the runs are stored; say why the export failed
+            print(f"harness: {label} export failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        else:
+            print(f"harness: exported to {label}: {out if label == 'Excel' else gsheet}", file=sys.stderr)
