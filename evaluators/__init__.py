@@ -34,13 +34,17 @@ from ._evaluation import (
     judge_overall,
     synthesis_quality,
 )
+from ._judge import JudgeResult, LLMJudge, PairwiseResult, is_transient, pairwise
+from ._judge_prompts import DIMENSIONS, JUDGE_SYSTEM_PROMPT, JudgeVerdict
 from ._status import EvalStatus, eval_status
 from ._tools import ToolCallMatch, ToolSelection, tool_call_match, tool_selection
 from ._trajectory import TrajectoryMatch, observed_trajectory, trajectory_match
 
 __all__ = [
     "AGENT_WEIGHTS",
+    "DIMENSIONS",
     "EXPECTED_FIELDS",
+    "JUDGE_SYSTEM_PROMPT",
     "REQUIRED_ASSESSMENT_FIELDS",
     "RISK_LEVELS",
     "AnswerQuality",
@@ -49,6 +53,10 @@ __all__ = [
     "DataQuality",
     "EvalStatus",
     "IntentCorrectness",
+    "JudgeResult",
+    "JudgeVerdict",
+    "LLMJudge",
+    "PairwiseResult",
     "PlanQuality",
     "SynthesisQuality",
     "ToolCallMatch",
@@ -62,9 +70,11 @@ __all__ = [
     "evaluation_overall",
     "final_answer_quality",
     "intent_correctness",
+    "is_transient",
     "judge_overall",
     "names_match",
     "observed_trajectory",
+    "pairwise",
     "plan_quality",
     "synthesis_quality",
     "tool_call_match",
