@@ -34,8 +34,17 @@ from ._evaluation import (
     judge_overall,
     synthesis_quality,
 )
+from ._generic import generic_run_rows, run_latency_ms
 from ._judge import JudgeResult, LLMJudge, PairwiseResult, is_transient, pairwise
 from ._judge_prompts import DIMENSIONS, JUDGE_SYSTEM_PROMPT, JudgeVerdict
+from ._rows import (
+    agent_metrics_row,
+    consistency_rows,
+    cross_model_row,
+    evaluation_row,
+    judge_row,
+    tool_selection_row,
+)
 from ._status import EvalStatus, eval_status
 from ._tools import ToolCallMatch, ToolSelection, tool_call_match, tool_selection
 from ._trajectory import TrajectoryMatch, observed_trajectory, trajectory_match
@@ -62,22 +71,30 @@ __all__ = [
     "ToolCallMatch",
     "ToolSelection",
     "TrajectoryMatch",
+    "agent_metrics_row",
     "agent_overall",
     "consistency",
+    "consistency_rows",
     "cross_model_agreement",
+    "cross_model_row",
     "data_quality",
     "eval_status",
     "evaluation_overall",
+    "evaluation_row",
     "final_answer_quality",
+    "generic_run_rows",
     "intent_correctness",
     "is_transient",
     "judge_overall",
+    "judge_row",
     "names_match",
     "observed_trajectory",
     "pairwise",
     "plan_quality",
+    "run_latency_ms",
     "synthesis_quality",
     "tool_call_match",
     "tool_selection",
+    "tool_selection_row",
     "trajectory_match",
 ]

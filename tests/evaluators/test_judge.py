@@ -10,7 +10,7 @@ import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
-from evaluators import DIMENSIONS, LLMJudge, is_transient, pairwise
+from evaluators import DIMENSIONS, LLMJudge, is_transient, judge_row, pairwise
 
 ASSESSMENT = {"risk_level": "LOW", "credit_score": 760, "confidence": 0.85, "reasoning": "Strong cash flow.",
               "recommendations": ["Approve a 5M line"]}
@@ -91,7 +91,10 @@ def test_bad_twice_gives_an_error_row_with_no_scores(scripted):
     assert r.status == "error"
     assert "unparsable after one re-ask" in r.error
     assert all(v is None for v in r.scores.values()) and r.overall is None
-    assert r.total_tokens == 240
+    row = judge_row(r)
+    assert row["status"] == "error" and row["overall_score"] is None and row["eval_status"] is None
+    assert all(row[f"{d}_score"] is None for d in DIMENSIONS)
+    assert row["tokens_used"] == 240
 
 
 def test_429_twice_then_success_is_retried(scripted):
@@ -144,6 +147,13 @@ def test_generic_fake_chat_model_works_as_judge_and_model_falls_back_to_none():
     model = GenericFakeChatModel(messages=iter([AIMessage(content=f"```json\n{verdict()}\n```")]))
     r = fast_judge(model).judge(ASSESSMENT, company="Acme Corp")
     assert r.status == "ok" and r.model is None and r.temperature is None
+
+
+def test_judge_row_has_every_judge_column(scripted):
+    row = judge_row(fast_judge(scripted(verdict())).judge(ASSESSMENT, company="Acme"), cost_usd=0.0012)
+    assert row["overall_score"] == pytest.approx(0.7) and row["eval_status"] == "average"
+    assert row["evaluation_cost"] == 0.0012 and row["tokens_used"] == 120
+    assert row["model_used"] == "llama-3.3-70b-versatile" and row["temperature"] == 0.0
 
 
 def test_judge_refuses_a_missing_company(scripted):
