@@ -64,6 +64,8 @@ def count_records(source: str, payload: Mapping[str, Any] | None) -> int:
     """Records in a payload: SEC = filings + financial facts; Finnhub = profile + quote +
     metrics (1 each when present) + news items; CourtListener = dockets + opinions; web =
     results + news articles. None -> 0."""
+    if source not in TOOL_NAMES:
+        raise ValueError(f"unknown source {source!r}; sources are {', '.join(TOOL_NAMES)}")
     if not payload:
         return 0
     if source == "sec_edgar":
@@ -73,9 +75,7 @@ def count_records(source: str, payload: Mapping[str, Any] | None) -> int:
                 + len(payload.get("recent_news") or []))
     if source == "court_listener":
         return int(payload.get("total_dockets") or 0) + int(payload.get("total_opinions") or 0)
-    if source == "web_search":
-        return len(payload.get("web_results") or []) + len(payload.get("news_articles") or [])
-    raise ValueError(f"unknown source {source!r}; sources are {', '.join(TOOL_NAMES)}")
+    return len(payload.get("web_results") or []) + len(payload.get("news_articles") or [])
 
 
 def sentiment(texts: list[str]) -> dict[str, Any]:
