@@ -95,6 +95,23 @@ class Usage:
     source: str  # "provider" | "estimated" | "missing"
 
 
+def _per_event(fn):
+    """Compute a derived value once per finished event (rows and spans share it)."""
+    key = fn.__name__
+
+    def cached(event: Event):
+        if not event.finished:
+            return fn(event)
+        try:
+            return event.extra[key]
+        except KeyError:
+            value = event.extra[key] = fn(event)
+            return value
+
+    cached.__name__, cached.__doc__ = fn.__name__, fn.__doc__
+    return cached
+
+
 def _first_generation(response: Any) -> Any:
     generations = getattr(response, "generations", None)
     if generations and generations[0]:
@@ -107,6 +124,7 @@ def response_message(event: Event) -> Any:
     return getattr(gen, "message", None) if gen is not None else None
 
 
+@_per_event
 def response_text(event: Event) -> str | None:
     gen = _first_generation(event.outputs)
     if gen is None:
@@ -115,6 +133,7 @@ def response_text(event: Event) -> str | None:
     return message_text(message) if message is not None else getattr(gen, "text", None)
 
 
+@_per_event
 def response_model(event: Event) -> str | None:
     """The model the provider says answered; configuration only when the response is silent."""
     message = response_message(event)
@@ -131,12 +150,14 @@ def response_model(event: Event) -> str | None:
     return str(configured) if configured else None
 
 
+@_per_event
 def request_model(event: Event) -> str | None:
     md, inv = event.metadata or {}, event.invocation or {}
     configured = md.get("ls_model_name") or inv.get("model") or inv.get("model_name")
     return str(configured) if configured else None
 
 
+@_per_event
 def temperature(event: Event) -> float | None:
     inv, md = event.invocation or {}, event.metadata or {}
     value = inv.get("temperature", md.get("ls_temperature"))
@@ -146,6 +167,7 @@ def temperature(event: Event) -> float | None:
         return None
 
 
+@_per_event
 def prompt_messages(event: Event) -> list[tuple[str, str]]:
     """(role, text) pairs of the first prompt of the call."""
     inputs = event.inputs
@@ -157,10 +179,12 @@ def prompt_messages(event: Event) -> list[tuple[str, str]]:
     return [("user", str(first))]
 
 
+@_per_event
 def prompt_text(event: Event) -> str:
     return "\n\n".join(f"{role}: {text}" for role, text in prompt_messages(event))
 
 
+@_per_event
 def usage(event: Event) -> Usage:
     """Tokens from ``usage_metadata`` (the aggregated message: stream chunks are never added
     again here), else the provider's ``llm_output.token_usage``, else an estimate."""

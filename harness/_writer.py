@@ -14,22 +14,17 @@ import atexit
 import logging
 import queue
 import threading
-import weakref
 from collections.abc import Callable
 
 logger = logging.getLogger("harness")
 
 MAX_QUEUED_RUNS = 1_000
 
-_writers: weakref.WeakSet[BackgroundWriter] = weakref.WeakSet()
-
-
 class BackgroundWriter:
     def __init__(self, max_queued: int = MAX_QUEUED_RUNS) -> None:
         self._queue: queue.Queue[Callable[[], None]] = queue.Queue(max_queued)
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
-        _writers.add(self)
 
     def submit(self, job: Callable[[], None]) -> None:
         if self._thread is None:
@@ -37,6 +32,10 @@ class BackgroundWriter:
                 if self._thread is None:
                     self._thread = threading.Thread(target=self._loop, name="harness-writer", daemon=True)
                     self._thread.start()
+                    # Registered now, after the application set up its tracing, so that
+                    # (exit handlers running last-in first-out) queued runs are written and
+                    # their spans emitted before the application's span processors shut down.
+                    atexit.register(self.flush)
         self._queue.put(job)
 
     def flush(self) -> None:
@@ -53,9 +52,3 @@ class BackgroundWriter:
                 logger.warning("harness background write failed", exc_info=True)
             finally:
                 self._queue.task_done()
-
-
-@atexit.register
-def _flush_all() -> None:
-    for writer in list(_writers):
-        writer.flush()

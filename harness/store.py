@@ -9,6 +9,7 @@ JSON text, timestamps as ISO 8601 text, numbers as numbers.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -66,10 +67,16 @@ _ENCODERS = {
 }
 
 
-def _insert_sql(s: Sheet) -> str:
+@functools.cache
+def _plan(s: Sheet) -> tuple[frozenset[str], tuple[tuple[str, Any], ...], str]:
+    """Per sheet, once: the allowed keys, the column encoders and the INSERT statement."""
     cols = ", ".join(f'"{n}"' for n in s.all_column_names)
     marks = ", ".join("?" * (len(s.all_column_names) + 1))
-    return f'INSERT OR IGNORE INTO "{s.name}" ({ROW_KEY}, {cols}) VALUES ({marks})'
+    return (
+        frozenset(s.all_column_names) | {ROW_KEY},
+        tuple((c.name, _ENCODERS[c.kind]) for c in s.all_columns),
+        f'INSERT OR IGNORE INTO "{s.name}" ({ROW_KEY}, {cols}) VALUES ({marks})',
+    )
 
 
 def _decode(kind: str, value: Any) -> Any:
@@ -137,9 +144,7 @@ class Store:
             return self._insert(s, rows)
 
     def _insert(self, s: Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
-        names = s.all_column_names
-        allowed = set(names) | {ROW_KEY}
-        encoders = [(c.name, _ENCODERS[c.kind]) for c in s.all_columns]
+        allowed, encoders, sql = _plan(s)
         batch = []
         for row in rows:
             if not allowed.issuperset(row):
@@ -151,7 +156,7 @@ class Store:
         if not batch:
             return 0
         before = self._conn.total_changes
-        self._conn.executemany(_insert_sql(s), batch)
+        self._conn.executemany(sql, batch)
         return self._conn.total_changes - before
 
     def write_many(self, rows_by_sheet: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, int | Exception]:
