@@ -40,7 +40,14 @@ for _name in _COMMANDS:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: maps every failure to one line and an exit code."""
+    """Console entry point: maps every failure to one line and an exit code.
+
+    A ``.env`` file in the working directory fills environment variables that are not
+    already set (flags > environment > .env > defaults).
+    """
+    from dotenv import load_dotenv
+
+    load_dotenv(dotenv_path=".env", override=False)
     debug = "--debug" in (argv if argv is not None else sys.argv)
     if debug:
         (argv if argv is not None else sys.argv).remove("--debug")
