@@ -143,8 +143,3 @@ class SnapshotSources:
         snap = self.record(company)
         payload = snap.get(source) if snap is not None else None
         return json.loads(json.dumps(payload)) if payload else empty
-
-    def expected_risk(self, company_name: str) -> str | None:
-        """The labelled risk level of a bundled company (for benchmarks), None if unknown."""
-        snap = self.record({"company_name": company_name})
-        return snap["profile"].get("expected_risk") if snap else None

@@ -1,12 +1,10 @@
 """Run the credit-analysis workflow with evaluation for one or more companies.
 
-Examples: `harness run "Acme Corp" "Blue Harbor Logistics"`,
-`harness run --file companies.txt --repeats 3 --compare-model offline-analyst-lite`.
-Each company is a separate recorded run (repeats and compared models too, grouped by one
-batch id per company); runs go concurrently, at most 8 at a time. The offline provider
-(default) needs no network; `--provider groq` needs GROQ_API_KEY. At the end the store is
-exported to Excel (unless --no-excel) and to Google Sheets with --gsheet. Exit code 0 when
-every run completed, 1 when any failed, 2 for unusable input.
+Examples: `harness run "Acme Corp" "Blue Harbor Logistics"` or `harness run --file companies.txt --repeats 3 --compare-model offline-analyst-lite`.
+
+Each company is a separate recorded run; repeats and compared models are runs too, grouped by one batch id per company, and get consistency and cross-model rows. Runs go concurrently, at most 8 at a time. The offline provider (default) needs no network; `--provider groq` needs GROQ_API_KEY.
+
+At the end the store is exported to Excel (unless --no-excel) and to Google Sheets with --gsheet. Exit code 0 when every run completed, 1 when any failed, 2 for unusable input.
 """
 
 from __future__ import annotations

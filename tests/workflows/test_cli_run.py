@@ -112,3 +112,10 @@ def test_a_failed_run_gives_exit_1_and_the_rest_of_the_batch_is_kept(cli, tmp_pa
     statuses = {r["company_name"]: r["status"] for r in rows(tmp_path, "runs")}
     assert statuses == {"Acme Corp": "failed", "": "completed"}
     assert "failed" in out and "gsk_test" not in out + err
+
+
+def test_progress_bar_shows_on_a_terminal(cli, monkeypatch):
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich treats the captured stream as a terminal
+    code, _, err = cli("Acme Corp", "Contoso Ltd", "--no-excel")
+    assert code == 0
+    assert "credit runs" in err and "2/2" in err

@@ -21,3 +21,18 @@ def test_prompt_registry_names_ids_and_categories():
 
 def test_tools_are_the_four_sources():
     assert tuple(workflows.TOOLS) == workflows.TOOL_NAMES == ("sec_edgar", "finnhub", "court_listener", "web_search")
+
+
+def test_langgraph_json_exposes_the_compiled_graph():
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    target = json.loads((root / "langgraph.json").read_text())["graphs"]["credit_analysis"]
+    path, attr = target.split(":")
+    spec = importlib.util.spec_from_file_location("studio_graph", root / path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    graph = getattr(module, attr)
+    assert set(workflows.NODES) <= set(graph.get_graph().nodes)
