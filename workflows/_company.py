@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -23,14 +25,13 @@ TOOL_NAMES: tuple[str, ...] = ("sec_edgar", "finnhub", "court_listener", "web_se
 API_TOOLS: tuple[str, ...] = ("sec_edgar", "finnhub", "court_listener")
 
 #: Company type -> the tools a good plan selects (DESIGN 5). The one table.
-EXPECTED_TOOLS: dict[str, tuple[str, ...]] = {
+EXPECTED_TOOLS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "public_us": ("sec_edgar", "finnhub", "court_listener", "web_search"),
     "public_non_us": ("finnhub", "web_search"),
     "private": ("court_listener", "web_search"),
     "unknown": ("web_search",),
-}
+})
 
-#: The node sequence a correct run visits, per company type (for trajectory matching).
 def expected_trajectory(company_type: str) -> list[str]:
     """``parse_input, validate_company, create_plan``, then the fetch nodes the expected
     tools need (``fetch_api_data`` before ``search_web``), then ``synthesize,

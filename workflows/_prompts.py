@@ -8,6 +8,8 @@ here only so its id, name and category label the ``prompts`` rows like the other
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from types import MappingProxyType
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,7 +98,7 @@ LLM_JUDGE = Prompt(
     user="",
 )
 
-PROMPTS: dict[str, Prompt] = {p.id: p for p in (COMPANY_PARSER, TOOL_SELECTION, CREDIT_SYNTHESIS, LLM_JUDGE)}
+PROMPTS: Mapping[str, Prompt] = MappingProxyType({p.id: p for p in (COMPANY_PARSER, TOOL_SELECTION, CREDIT_SYNTHESIS, LLM_JUDGE)})
 
 
 def extract_data(text: str) -> dict[str, Any]:

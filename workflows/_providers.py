@@ -9,6 +9,8 @@ are switched off so one policy applies.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from types import MappingProxyType
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,10 +33,10 @@ class Provider:
     secondary: str
 
 
-PROVIDERS: dict[str, Provider] = {
+PROVIDERS: Mapping[str, Provider] = MappingProxyType({
     "offline": Provider("offline", "offline-analyst-1", "offline-analyst-lite"),
     "groq": Provider("groq", "llama-3.3-70b-versatile", "llama-3.1-8b-instant"),
-}
+})
 
 
 class ProviderError(ValueError):

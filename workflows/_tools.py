@@ -7,6 +7,8 @@ found in ``config["configurable"]["sources"]``. A failing source raises inside t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -54,7 +56,7 @@ def web_search(company_name: str, config: RunnableConfig = None) -> dict[str, An
     return _fetch("web_search", config, company_name=company_name)
 
 
-TOOLS: dict[str, BaseTool] = {t.name: t for t in (sec_edgar, finnhub, court_listener, web_search)}
+TOOLS: Mapping[str, BaseTool] = MappingProxyType({t.name: t for t in (sec_edgar, finnhub, court_listener, web_search)})
 
 
 def tool_input(name: str, company: dict[str, Any]) -> dict[str, Any]:

@@ -17,7 +17,8 @@ Everything a node needs comes from the state or ``config["configurable"]``:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
@@ -33,16 +34,16 @@ from workflows._state import CreditInput, CreditOutput, CreditState
 NODES: tuple[str, ...] = ("parse_input", "validate_company", "create_plan", "fetch_api_data", "search_web",
                           "synthesize", "save_to_database", "evaluate_assessment")
 #: Node -> node_type of its rows.
-NODE_TYPES: dict[str, str] = {
+NODE_TYPES: Mapping[str, str] = MappingProxyType({
     "parse_input": "llm", "validate_company": "agent", "create_plan": "agent", "fetch_api_data": "tool",
     "search_web": "tool", "synthesize": "llm", "save_to_database": "storage", "evaluate_assessment": "agent",
-}
+})
 #: Node -> workflow phase (``tool_calls.workflow_phase``).
-WORKFLOW_PHASES: dict[str, str] = {
+WORKFLOW_PHASES: Mapping[str, str] = MappingProxyType({
     "parse_input": "input", "validate_company": "validation", "create_plan": "planning",
     "fetch_api_data": "data_collection", "search_web": "data_collection", "synthesize": "synthesis",
     "save_to_database": "storage", "evaluate_assessment": "evaluation",
-}
+})
 
 
 def route_after_validation(state: CreditState) -> str:
