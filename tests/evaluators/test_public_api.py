@@ -1,0 +1,68 @@
+"""The public surface of ``evaluators`` is pinned, and the package imports nothing of ours."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import evaluators
+
+PUBLIC = {
+    # constants
+    "AGENT_WEIGHTS", "DIMENSIONS", "EXPECTED_FIELDS", "JUDGE_SYSTEM_PROMPT", "QUALITY_WEIGHTS",
+    "REQUIRED_ASSESSMENT_FIELDS", "RISK_LEVELS", "RUBRIC",
+    # result types and classes
+    "AnswerQuality", "Consistency", "CrossModelAgreement", "DataQuality", "EvalStatus", "EvaluationRunner",
+    "IntentCorrectness", "JudgeResult", "JudgeVerdict", "LLMJudge", "MonitorMetrics", "PairwiseResult",
+    "PlanQuality", "ProductionMonitor", "QualityScore", "Recommendation", "RubricDimension", "RunSummary",
+    "Sample", "Statistics", "SynthesisQuality", "TestResult", "TestSet", "ToolCallMatch", "ToolSelection",
+    "TrajectoryMatch",
+    # credit / agent metrics
+    "agent_overall", "consistency", "cross_model_agreement", "data_quality", "eval_status", "evaluation_overall",
+    "final_answer_quality", "intent_correctness", "judge_overall", "names_match", "observed_trajectory",
+    "plan_quality", "synthesis_quality", "tool_call_match", "tool_selection", "trajectory_match",
+    # judge
+    "is_transient", "pairwise",
+    # row builders
+    "agent_metrics_row", "consistency_rows", "cross_model_row", "evaluation_row", "generic_run_rows", "judge_row",
+    "run_latency_ms", "tool_selection_row",
+    # seed 001
+    "aggregate", "composite_score", "cost_delta", "cost_of_pass", "letter_grade", "pass_at_k", "pass_hat_k",
+    "population_variance", "tier_uplift",
+    # seed 000
+    "communication_overhead", "coordination_centrality", "cosine_similarity", "jaccard_similarity",
+    "path_convergence", "recommendation", "run_graph", "semantic_similarity", "task_distribution_balance",
+    "task_success", "tier_composite", "time_score", "tool_selection_accuracy",
+    # seed 002
+    "coherence_score", "completeness_score", "length_score", "quality_score", "structure_score", "vocabulary_score",
+    # seed 004
+    "rubric_score",
+}
+
+
+def test_all_is_pinned():
+    assert set(evaluators.__all__) == PUBLIC
+    assert len(evaluators.__all__) == len(PUBLIC)
+
+
+def test_every_exported_name_exists():
+    for name in evaluators.__all__:
+        assert getattr(evaluators, name) is not None
+
+
+def test_implementation_modules_are_private():
+    package = pathlib.Path(evaluators.__file__).parent
+    assert all(p.name.startswith("_") for p in package.glob("*.py"))
+
+
+def test_evaluators_import_nothing_from_harness_workflows_or_exporters():
+    package = pathlib.Path(evaluators.__file__).parent
+    for path in package.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                roots = {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                roots = {(node.module or "").split(".")[0]}
+            else:
+                continue
+            assert not roots & {"harness", "workflows", "exporters"}, f"{path.name} imports {roots}"
