@@ -30,7 +30,7 @@ def test_runs_companies_prints_a_summary_and_exports_excel(cli, tmp_path):
     assert code == 0
     assert "Acme Corp" in out and "LOW" in out and "MODERATE" in out and "completed" in out
     assert "\r" not in err  # no progress bar when not on a terminal
-    assert (tmp_path / "runs.xlsx").exists() or "export" in err
+    assert (tmp_path / "runs.xlsx").exists() and "exported to Excel" in err
     assert {r["verification_status"] for r in rows(tmp_path, "log_tests")} == {"pass"}
 
 
@@ -119,3 +119,11 @@ def test_progress_bar_shows_on_a_terminal(cli, monkeypatch):
     code, _, err = cli("Acme Corp", "Contoso Ltd", "--no-excel")
     assert code == 0
     assert "credit runs" in err and "2/2" in err
+
+
+def test_a_failed_export_is_one_line_and_keeps_the_exit_code(cli, tmp_path, monkeypatch):
+    monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
+    code, _, err = cli("Acme Corp", "--no-excel", "--gsheet", "sheet-id")
+    assert code == 0
+    assert [line for line in err.splitlines() if "Google Sheets export failed" in line]
+    assert "Traceback" not in err and len(rows(tmp_path, "runs")) == 1
