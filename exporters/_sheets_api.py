@@ -25,7 +25,14 @@ from google.auth.exceptions import RefreshError, TransportError
 from google.oauth2 import service_account
 from gspread.exceptions import APIError
 from gspread.http_client import HTTPClient
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential,
+    wait_random,
+)
 
 #: The only scope a push needs: read and write spreadsheets the account was given (no Drive).
 SHEETS_SCOPE = "https://www.googleapis.com/auth/spreadsheets"
@@ -47,7 +54,7 @@ class SheetsPolicy:
 
     attempts: int = 6  # tries per request, the first included
     initial_wait: float = 1.0  # seconds before the first retry, doubling each time
-    max_wait: float = 32.0
+    max_wait: float = 32.0  # cap of the doubling (jitter comes on top)
     jitter: float = 1.0  # up to this many random seconds added to each wait
     timeout: float = 60.0  # seconds per request (connect, then read)
     reads_per_minute: int = 60  # per-user quotas of the Sheets API
@@ -162,7 +169,7 @@ class SheetsApi:
         p = self.policy
         return Retrying(
             retry=retry_if_exception(retry_on),
-            wait=wait_exponential_jitter(initial=p.initial_wait, max=p.max_wait, jitter=p.jitter),
+            wait=wait_exponential(multiplier=p.initial_wait, max=p.max_wait) + wait_random(0, p.jitter),
             stop=stop_after_attempt(p.attempts),
             sleep=p.sleep,
             reraise=True,

@@ -81,5 +81,6 @@ def sheets_server() -> Iterator[SheetsServer]:
 
 @pytest.fixture
 def policy() -> SheetsPolicy:
-    """Real retries and pacing, with waits short enough for tests."""
-    return SheetsPolicy(initial_wait=0.01, max_wait=0.05, jitter=0.01, timeout=1.0)
+    """Real retries and pacing, with waits short enough for tests (and a timeout long
+    enough that a busy machine does not add retries the tests do not expect)."""
+    return SheetsPolicy(initial_wait=0.01, max_wait=0.05, jitter=0.01, timeout=10.0)

@@ -21,7 +21,7 @@ def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.text(), st.integers(min_value=40, max_value=400))
 def test_safe_text_never_exceeds_the_limit_nor_keeps_illegal_characters(text, limit):
     out = safe_text(text, limit)
@@ -30,13 +30,13 @@ def test_safe_text_never_exceeds_the_limit_nor_keeps_illegal_characters(text, li
     out.encode("utf-8")  # no lone surrogate survives
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.text(st.characters(codec="utf-8", exclude_categories=("Cc", "Cs")), max_size=200))
 def test_legal_text_within_the_limit_is_returned_unchanged(text):
     assert safe_text(text, 400) == text
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.text(st.characters(codec="utf-8", exclude_categories=("Cc", "Cs")), min_size=1, max_size=600))
 def test_cut_text_keeps_a_prefix_and_ends_with_the_stored_length(text):
     limit = 100
@@ -85,7 +85,7 @@ def test_illegal_control_characters_are_removed_but_tab_and_newlines_kept():
     assert excel_cell("a\x00b\x0bc\x1f\td\ne\rf\ufffeg", "text") == "abc\td\ne\rfg"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.one_of(st.integers(min_value=-(2**53), max_value=2**53), st.floats(allow_nan=False, allow_infinity=False)))
 def test_finite_numbers_stay_numbers_with_their_value(number):
     for cell in (excel_cell, sheets_cell):

@@ -45,10 +45,16 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import gspread
+import requests
 from google.auth import jwt
+from google.auth.transport.requests import AuthorizedSession
+from google.auth.transport.requests import Request as AuthRequest
 from gspread.http_client import HTTPClient
+from gspread.utils import convert_credentials
+from requests.adapters import HTTPAdapter
 
 GOOGLE_SHEETS = "https://sheets.googleapis.com"
+_HTTP_CLIENT_INIT, _HTTP_CLIENT_REQUEST = HTTPClient.__init__, HTTPClient.request
 CLIENT_EMAIL = "exporter@harness-tests.iam.gserviceaccount.com"
 _GOOGLE_TOKEN_AUDIENCE = "https://oauth2.googleapis.com/token"  # google-auth's JWT audience
 
@@ -152,6 +158,7 @@ class _Fail(Exception):
         self.status = status
 
 
+_AUTH_ENDPOINTS = ("token", "allowedLocations")
 _STATUS_NAMES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
                  404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}
 
@@ -215,14 +222,41 @@ def _formatted(value: Any) -> Any:
 
 
 # --- routing helpers for clients -----------------------------------------------------------
+class _RewritingAdapter(HTTPAdapter):
+    """Sends every https request of a session to the local server instead."""
+
+    __attrs__ = [*HTTPAdapter.__attrs__, "base_url"]  # google-auth deep-copies the session
+
+    def __init__(self, base_url: str = "") -> None:
+        super().__init__()
+        self.base_url = base_url
+
+    def send(self, request: Any, *args: Any, **kwargs: Any) -> Any:
+        parts = urlsplit(request.url)
+        request.url = f"{self.base_url}{parts.path}" + (f"?{parts.query}" if parts.query else "")
+        return super().send(request, *args, **kwargs)
+
+
 def local_http_client(base_url: str) -> type[HTTPClient]:
-    """A gspread ``HTTPClient`` class sending Sheets API requests to ``base_url``."""
+    """A gspread ``HTTPClient`` class whose traffic all goes to ``base_url``: Sheets API
+    calls, and google-auth's own calls (its regional-access-boundary lookup at
+    iamcredentials.googleapis.com after each token), which use a session of their own."""
+
+    base_init, base_request = _HTTP_CLIENT_INIT, _HTTP_CLIENT_REQUEST  # not super(): see redirect_gspread
 
     class LocalHTTPClient(HTTPClient):
+        def __init__(self, auth: Any, session: Any = None) -> None:
+            if session is None:
+                auth_session = requests.Session()
+                auth_session.mount("https://", _RewritingAdapter(base_url))
+                session = AuthorizedSession(convert_credentials(auth), auth_request=AuthRequest(auth_session))
+            base_init(self, auth, session)
+            self.auth = session.credentials
+
         def request(self, method: str, endpoint: str, *args: Any, **kwargs: Any) -> Any:
             if endpoint.startswith(GOOGLE_SHEETS):
                 endpoint = base_url + endpoint[len(GOOGLE_SHEETS):]
-            return super().request(method, endpoint, *args, **kwargs)
+            return base_request(self, method, endpoint, *args, **kwargs)
 
     return LocalHTTPClient
 
@@ -261,7 +295,7 @@ class SheetsServer:
         handler = type("Handler", (_Handler,), {"api": self})
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, name="sheets-server", daemon=True).start()
+        threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="sheets-server", daemon=True).start()
         return self
 
     def stop(self) -> None:
@@ -308,20 +342,14 @@ class SheetsServer:
 
     @contextlib.contextmanager
     def redirect_gspread(self) -> Iterator[None]:
-        """Route every gspread ``HTTPClient`` to this server while the block runs."""
-        original = HTTPClient.request
-        base = self.base_url
-
-        def request(client: HTTPClient, method: str, endpoint: str, *args: Any, **kwargs: Any) -> Any:
-            if endpoint.startswith(GOOGLE_SHEETS):
-                endpoint = base + endpoint[len(GOOGLE_SHEETS):]
-            return original(client, method, endpoint, *args, **kwargs)
-
-        HTTPClient.request = request  # type: ignore[method-assign]
+        """Make every gspread ``HTTPClient`` built inside the block talk to this server."""
+        local = self.http_client
+        saved = HTTPClient.__init__, HTTPClient.request
+        HTTPClient.__init__, HTTPClient.request = local.__init__, local.request  # type: ignore[method-assign]
         try:
             yield
         finally:
-            HTTPClient.request = original  # type: ignore[method-assign]
+            HTTPClient.__init__, HTTPClient.request = saved  # type: ignore[method-assign]
 
     # data
     def create_spreadsheet(self, title: str = "Harness runs", sheets: tuple[str, ...] = ("Sheet1",)) -> str:
@@ -371,9 +399,12 @@ class SheetsServer:
             self._faults.append(_Fault(endpoint, sheet, status, hang, drop, applies, html, times))
 
     def count(self, endpoint: str | None = None) -> int:
-        """Requests received (all, or of one endpoint), including failed ones."""
+        """Requests received of one endpoint, or all Sheets API requests (authentication
+        traffic left out), failed ones included."""
         with self._lock:
-            return sum(1 for r in self.requests if endpoint is None or r.endpoint == endpoint)
+            if endpoint is None:
+                return sum(1 for r in self.requests if r.endpoint not in _AUTH_ENDPOINTS)
+            return sum(1 for r in self.requests if r.endpoint == endpoint)
 
     def reset_requests(self) -> None:
         with self._lock:
@@ -504,6 +535,8 @@ class SheetsServer:
         """Route one request: (endpoint, spreadsheet id, sheet titles, a callable giving the answer)."""
         if path == "/token" and method == "POST":
             return "token", None, (), lambda: self._token(body)
+        if path.endswith("/allowedLocations") and method == "GET":  # google-auth, after a token
+            return "allowedLocations", None, (), lambda: {"locations": [], "encodedLocations": "0x0"}
         m = re.fullmatch(r"/v4/spreadsheets/([^/:]+)(:batchUpdate|/values:batchGet|/values/([^:]+)(:append)?)?", path)
         if not m:
             raise _Fail(404, f"no route for {method} {path}")
@@ -537,6 +570,7 @@ class SheetsServer:
 class _Handler(BaseHTTPRequestHandler):
     api: SheetsServer
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go in two writes: no 40 ms delayed ACK
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         pass

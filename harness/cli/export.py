@@ -1,0 +1,107 @@
+"""Export runs from the store to an Excel workbook (--out) and/or a Google Sheet (--gsheet).
+
+The store is the system of record: a workbook can be rewritten at any time, and a Google
+Sheets push sends only the rows the spreadsheet has not acknowledged yet, so running the
+same command again resumes a push that failed. Google credentials: --credentials or
+$GOOGLE_APPLICATION_CREDENTIALS (a service-account key; share the sheet with its email).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from harness.schema import SHEET_NAMES
+from harness.store import Store, StoreError, resolve_store_path
+
+from ._errors import UsageError
+
+
+def command(
+    out: Annotated[Path | None, typer.Option("--out", help="Write an .xlsx workbook to this path.")] = None,
+    gsheet: Annotated[str | None, typer.Option("--gsheet", help="Append to this Google Sheet (spreadsheet id).")] = None,
+    store: Annotated[str | None, typer.Option("--store", help="Store path or sqlite:/// URL [default: $HARNESS_STORE or ./harness.db].")] = None,
+    run: Annotated[list[str] | None, typer.Option("--run", help="Export only this run id (repeatable).")] = None,
+    credentials: Annotated[Path | None, typer.Option("--credentials", help="Service-account key file [default: $GOOGLE_APPLICATION_CREDENTIALS].")] = None,
+) -> None:
+    import exporters
+
+    if out is None and gsheet is None:
+        raise UsageError("nothing to do: give --out FILE.xlsx and/or --gsheet SPREADSHEET_ID")
+    opened = _open_store(store)
+    try:
+        run_ids = _check_runs(opened, run)
+        console = Console()
+        table = Table()
+        table.add_column("sheet")
+        columns: dict[str, dict[str, int]] = {}
+        if out is not None:
+            with _progress(console, "workbook") as advance:
+                try:
+                    written = exporters.write_excel(opened, out, run_ids, progress=advance)
+                except (ValueError, OSError) as exc:
+                    raise UsageError(f"cannot write {str(out)!r}: {exc}") from None
+            columns["xlsx rows"] = dict(written.rows)
+            summary = [f"wrote {written.path} ({written.total_rows} rows, {written.seconds:.1f}s)"]
+        else:
+            summary = []
+        if gsheet is not None:
+            with _progress(console, "google sheet") as advance:
+                try:
+                    pushed = exporters.push_google_sheets(opened, gsheet, credentials_file=credentials,
+                                                          run_ids=run_ids, progress=advance)
+                except (ValueError, exporters.SheetsTargetError) as exc:
+                    raise UsageError(str(exc)) from None
+                except exporters.SheetsExportError as exc:
+                    raise UsageError(str(exc), code=1) from None
+            columns["appended"] = dict(pushed.appended)
+            columns["already there"] = dict(pushed.recovered)
+            summary.append(f"appended {pushed.total_rows} rows to spreadsheet {gsheet} "
+                           f"({pushed.requests} requests, {pushed.retries} retries, {pushed.seconds:.1f}s)")
+        for name in columns:
+            table.add_column(name, justify="right")
+        for sheet in SHEET_NAMES:
+            table.add_row(sheet, *(str(values.get(sheet, 0)) for values in columns.values()))
+        console.print(table)
+        for line in summary:
+            console.print(line)
+    finally:
+        opened.close()
+
+
+def _open_store(url: str | None) -> Store:
+    try:
+        path = resolve_store_path(url)
+        if not path.is_file():
+            raise UsageError(f"no store at {str(path)!r} (use --store or $HARNESS_STORE)")
+        return Store(path)
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _check_runs(store: Store, runs: list[str] | None) -> list[str] | None:
+    if not runs:
+        return None
+    known = set(store.run_ids())
+    unknown = [r for r in runs if r not in known]
+    if unknown:
+        raise UsageError(f"unknown run id(s) in the store: {', '.join(unknown)}")
+    return list(dict.fromkeys(runs))
+
+
+@contextmanager
+def _progress(console: Console, label: str) -> Iterator[Callable[[str, int], None] | None]:
+    """A per-sheet progress bar on a terminal; nothing when the output is piped."""
+    if not console.is_terminal:
+        yield None
+        return
+    with Progress(console=console, transient=True) as bar:
+        task = bar.add_task(label, total=len(SHEET_NAMES))
+        yield lambda sheet, rows: bar.advance(task)
