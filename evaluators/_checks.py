@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from numbers import Real
-from typing import Any
+from typing import Any, TypeGuard
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: Any) -> TypeGuard[float]:
     """A real number that is not a bool (``True`` is an int in Python, never a score)."""
     return isinstance(value, Real) and not isinstance(value, bool)
 

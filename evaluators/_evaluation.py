@@ -115,7 +115,7 @@ def data_quality(selected_tools: Sequence[str], source_payloads: Mapping[str, An
             continue
         payload = source_payloads.get(tool)
         expected += len(fields)
-        if is_error_payload(payload):
+        if not isinstance(payload, Mapping) or is_error_payload(payload):
             failed.append(tool)
             missing[tool] = fields
             continue

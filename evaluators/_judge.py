@@ -91,6 +91,19 @@ def _dump(value: Any) -> str:
     return json.dumps(value, indent=1, ensure_ascii=False, default=str)
 
 
+def at_temperature_zero(model: Any) -> Any:
+    """A copy of the chat model at temperature 0 when its class has a ``temperature`` field
+    (also inside a ``RunnableBinding`` from ``bind``/``with_config``); else the model as is."""
+    fields = getattr(type(model), "model_fields", {})
+    if "temperature" in fields:
+        return model.model_copy(update={"temperature": 0.0})
+    bound = getattr(model, "bound", None)
+    if "bound" in fields and bound is not None:
+        zeroed = at_temperature_zero(bound)
+        return model if zeroed is bound else model.model_copy(update={"bound": zeroed})
+    return model
+
+
 class _Session:
     """One judgement's model calls: temperature 0, retries, usage and model name."""
 
@@ -101,14 +114,14 @@ class _Session:
             raise ValueError(f"max_retries must be an integer >= 0, got {max_retries!r}")
         if retry_wait < 0 or retry_wait_max < 0:
             raise ValueError("retry waits must be >= 0")
-        fields = getattr(type(model), "model_fields", {})
-        if "temperature" in fields:
-            model = model.model_copy(update={"temperature": 0.0})
-        self.temperature: float | None = getattr(model, "temperature", None)
+        model = at_temperature_zero(model)
+        temperature = getattr(model, "temperature", None)
+        self.temperature: float | None = float(temperature) if isinstance(temperature, (int, float)) else None
         self.model = model
         self.model_name: str | None = None
         self.fallback_name = next(
-            (v for v in (getattr(model, "model_name", None), getattr(model, "model", None)) if isinstance(v, str) and v),
+            (v for v in (getattr(model, "model_name", None), getattr(model, "model", None))
+             if isinstance(v, str) and v),
             None,
         )
         self.max_retries, self.retry_wait, self.retry_wait_max = max_retries, retry_wait, retry_wait_max
@@ -220,7 +233,9 @@ class LLMJudge:
     failure gives ``status="error"`` with an ``error`` text and all scores None.
     """
 
-    def __init__(self, model: Any, *, max_retries: int = 3, retry_wait: float = 1.0, retry_wait_max: float = 20.0) -> None:
+    def __init__(
+        self, model: Any, *, max_retries: int = 3, retry_wait: float = 1.0, retry_wait_max: float = 20.0,
+    ) -> None:
         self._session_args = (model, max_retries, retry_wait, retry_wait_max)
         _Session(*self._session_args)  # validate now, not at the first judgement
 
@@ -246,7 +261,8 @@ class LLMJudge:
         )
         start = time.perf_counter()
         try:
-            verdict = session.ask([SystemMessage(content=JUDGE_SYSTEM_PROMPT), HumanMessage(content=user)], JudgeVerdict)
+            messages = [SystemMessage(content=JUDGE_SYSTEM_PROMPT), HumanMessage(content=user)]
+            verdict = session.ask(messages, JudgeVerdict)
         except Exception as exc:  # failures are values: the row says why
             return _judge_result(session, start, None, _failure(exc))
         return _judge_result(session, start, verdict, None)
@@ -306,7 +322,8 @@ def pairwise(
     for first, second, labels in ((a, b, ("a", "b")), (b, a, ("b", "a"))):
         user = PAIRWISE_USER_PROMPT.format(company=company, first=_dump(dict(first)), second=_dump(dict(second)))
         try:
-            verdict = session.ask([SystemMessage(content=PAIRWISE_SYSTEM_PROMPT), HumanMessage(content=user)], PairVerdict)
+            messages = [SystemMessage(content=PAIRWISE_SYSTEM_PROMPT), HumanMessage(content=user)]
+            verdict = session.ask(messages, PairVerdict)
         except Exception as exc:  # failures are values
             error = _failure(exc)
             break

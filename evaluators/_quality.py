@@ -133,7 +133,7 @@ def coherence_score(response: str) -> float:
                 seen_content = True
     pronoun = 1.0 - unclear / pronouns if pronouns else 1.0
     shifts = 0
-    for prev, cur, toks in zip(sents, sents[1:], tokens_by_sentence[1:]):
+    for prev, cur, toks in zip(sents, sents[1:], tokens_by_sentence[1:], strict=False):
         tied = any(t in CONNECTORS or t in PRONOUNS for t in toks) or _has_phrase(toks, CONNECTOR_PHRASES)
         if not tied and not set(content_words(prev)) & set(content_words(cur)):
             shifts += 1

@@ -203,7 +203,10 @@ def consistency_rows(
         for i, pair in enumerate(results):
             if isinstance(pair, (str, bytes)) or not isinstance(pair, Sequence) or len(pair) != 2:
                 raise ValueError(f"result {i} of {model!r} must be (risk_level, credit_score), got {pair!r}")
-            pairs.append((risk_level(f"risk level {i} of {model!r}", pair[0]), credit_score(f"credit score {i} of {model!r}", pair[1])))
+            pairs.append((
+                risk_level(f"risk level {i} of {model!r}", pair[0]),
+                credit_score(f"credit score {i} of {model!r}", pair[1]),
+            ))
         cleaned[model] = pairs
     duration = _duration(duration_ms)
     rows = [_consistency_row(m, "same_model", r, duration) for m, r in cleaned.items() if len(r) >= 2]

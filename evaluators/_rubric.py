@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ class RubricDimension:
 
 
 def _dimension(weight: float, description: str, *anchors: str) -> RubricDimension:
-    return RubricDimension(weight, description, MappingProxyType(dict(zip(LEVELS, anchors))))
+    return RubricDimension(weight, description, MappingProxyType(dict(zip(LEVELS, anchors, strict=True))))
 
 
 #: The five dimensions of seed 004 with their weights (sum 1) and level anchors.
@@ -298,7 +297,7 @@ class ProductionMonitor:
         score = rubric_score(self.scorer(query, output), self.rubric)
         sample = Sample(
             str(query)[:200], str(output)[:200], score, score >= self.pass_threshold,
-            datetime.fromtimestamp(time.time(), timezone.utc).isoformat(),
+            datetime.now(timezone.utc).isoformat(),
         )
         self.samples.append(sample)
         return sample

@@ -128,7 +128,7 @@ def tool_call_match(
             dtype=float,
         )
         rows, cols = linear_sum_assignment(fits, maximize=True)
-        pairs = sorted((int(i), int(j)) for i, j in zip(rows, cols) if fits[i, j] > 0)
+        pairs = sorted((int(i), int(j)) for i, j in zip(rows, cols, strict=True) if fits[i, j] > 0)
     p, r, f1 = prf(len(pairs), len(actual), len(expected))
     used_a = {i for i, _ in pairs}
     used_e = {j for _, j in pairs}

@@ -17,7 +17,7 @@ ASSESSMENT = {"risk_level": "LOW", "credit_score": 760, "confidence": 0.85, "rea
 
 
 def verdict(scores=(8, 7, 9, 6, 5), **extra) -> str:
-    body = {d: {"reasoning": f"{d} reasoning", "score": s} for d, s in zip(DIMENSIONS, scores)}
+    body = {d: {"reasoning": f"{d} reasoning", "score": s} for d, s in zip(DIMENSIONS, scores, strict=True)}
     body.update(overall_reasoning="sound", benchmark_alignment="no benchmark", benchmark_comparison="no benchmark",
                 suggestions="cite filings")
     body.update(extra)
@@ -50,6 +50,12 @@ def test_judge_runs_at_temperature_zero(scripted):
     assert model.seen[0][1] == 0.0
     assert r.temperature == 0.0
     assert model.temperature == 0.7  # the caller's model is left as it was
+
+
+def test_temperature_zero_reaches_a_model_wrapped_by_with_config(scripted):
+    model = scripted(verdict())
+    r = fast_judge(model.with_config(metadata={"purpose": "judge"})).judge(ASSESSMENT, company="Acme Corp")
+    assert r.status == "ok" and model.seen[0][1] == 0.0 and r.temperature == 0.0
 
 
 def test_model_and_tokens_come_from_the_response(scripted):

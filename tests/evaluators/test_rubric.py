@@ -14,10 +14,12 @@ from evaluators import RUBRIC, EvaluationRunner, ProductionMonitor, TestSet, rub
 
 
 def test_rubric_has_five_dimensions_whose_weights_sum_to_one():
-    assert list(RUBRIC) == ["factual_accuracy", "completeness", "citation_accuracy", "source_quality", "tool_efficiency"]
+    assert list(RUBRIC) == ["factual_accuracy", "completeness", "citation_accuracy", "source_quality",
+                            "tool_efficiency"]
     assert sum(d.weight for d in RUBRIC.values()) == pytest.approx(1.0)
     assert RUBRIC["citation_accuracy"].anchors["failed"] == "Citations missing or completely incorrect"
-    assert dict(RUBRIC["tool_efficiency"].levels) == {"excellent": 1.0, "good": 0.8, "acceptable": 0.6, "poor": 0.3, "failed": 0.0}
+    levels = {"excellent": 1.0, "good": 0.8, "acceptable": 0.6, "poor": 0.3, "failed": 0.0}
+    assert dict(RUBRIC["tool_efficiency"].levels) == levels
 
 
 def test_rubric_score_weights_all_dimensions():

@@ -60,7 +60,10 @@ def test_aggregate_refuses_nan():
         aggregate([0.5, math.nan])
 
 
-@pytest.mark.parametrize(("score", "grade"), [(0.95, "A"), (0.9499, "B"), (0.85, "B"), (0.75, "C"), (0.65, "D"), (0.6499, "F"), (0.0, "F")])
+@pytest.mark.parametrize(
+    ("score", "grade"),
+    [(0.95, "A"), (0.9499, "B"), (0.85, "B"), (0.75, "C"), (0.65, "D"), (0.6499, "F"), (0.0, "F")],
+)
 def test_letter_grade_thresholds(score, grade):
     assert letter_grade(score) == grade
 
