@@ -53,9 +53,6 @@ def command(
     gsheet: Annotated[Optional[str], typer.Option(help="Also push to this Google Sheets spreadsheet id.")] = None,
     store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL (env HARNESS_STORE).")] = None,
 ) -> None:
-    from dotenv import load_dotenv
-
-    load_dotenv(override=False)
     from harness import Harness, StoreError
     from workflows import ProviderError, make_model, resolve_provider
     from workflows._batch import BatchSettings, run_batch
