@@ -27,6 +27,7 @@ ENV_STORE = "HARNESS_STORE"
 DEFAULT_STORE = "harness.db"
 
 ROW_KEY = "row_key"
+_PAGE = 2_000  # rows read per query by Store.rows
 
 
 class StoreError(RuntimeError):
@@ -196,31 +197,39 @@ class Store:
         with_keys: bool = False,
         decode_json: bool = True,
     ) -> Iterator[dict[str, Any]]:
-        """Rows of a sheet in insertion order, optionally only those of ``run_ids``."""
+        """Rows of a sheet in insertion order, optionally only those of ``run_ids``.
+
+        Read in pages of ``_PAGE`` rows (keyset on ``_seq``), so memory stays flat however
+        many rows a sheet holds (an export of a million rows); the lock is held per page.
+        """
         s = sheet if isinstance(sheet, Sheet) else sheet_named(sheet)
         cols = ", ".join(f'"{n}"' for n in s.all_column_names)
-        sql = f'SELECT {ROW_KEY}, {cols} FROM "{s.name}"'
+        sql = f'SELECT _seq, {ROW_KEY}, {cols} FROM "{s.name}" WHERE _seq > ?'
         params: tuple[Any, ...] = ()
         if run_ids is not None:
             ids = list(run_ids)
             if not ids:
                 return
-            sql += f" WHERE run_id IN ({', '.join('?' * len(ids))})"
+            sql += f" AND run_id IN ({', '.join('?' * len(ids))})"
             params = tuple(ids)
-        sql += " ORDER BY _seq"
+        sql += f" ORDER BY _seq LIMIT {_PAGE}"
         kinds = [c.kind for c in s.all_columns]
         names = s.all_column_names
-        with self._lock:
-            cursor = self._conn.execute(sql, params)
-            fetched = cursor.fetchall()
-        for record in fetched:
-            row = {
-                n: (_decode(k, v) if decode_json else v)
-                for n, k, v in zip(names, kinds, record[1:])
-            }
-            if with_keys:
-                row[ROW_KEY] = record[0]
-            yield row
+        last = 0
+        while True:
+            with self._lock:
+                page = self._conn.execute(sql, (last, *params)).fetchall()
+            for record in page:
+                row = {
+                    n: (_decode(k, v) if decode_json else v)
+                    for n, k, v in zip(names, kinds, record[2:])
+                }
+                if with_keys:
+                    row[ROW_KEY] = record[1]
+                yield row
+            if len(page) < _PAGE:
+                return
+            last = page[-1][0]
 
     def count(self, sheet: str, run_id: str | None = None) -> int:
         s = sheet_named(sheet)

@@ -251,3 +251,12 @@ def test_a_missing_directory_is_a_value_error(filled, tmp_path):
 def test_a_row_limit_outside_the_excel_range_is_a_value_error(filled, tmp_path, limit):
     with pytest.raises(ValueError, match="max_rows_per_sheet"):
         write_excel(filled, tmp_path / "runs.xlsx", max_rows_per_sheet=limit)
+
+
+def test_a_sheet_of_more_rows_than_a_store_page_is_exported_whole_and_in_order(store, tmp_path):
+    rows = make_rows(sheet("data_sources"), 1, 4_500)  # the store reads 2,000 rows per page
+    store.write("data_sources", rows)
+    out = tmp_path / "runs.xlsx"
+    assert write_excel(store, out).rows["data_sources"] == 4_500
+    written = read_book(out)["data_sources"][1:]
+    assert [r[12] for r in written] == [parse_utc(r["timestamp"]) for r in rows]

@@ -610,11 +610,11 @@ class _Handler(BaseHTTPRequestHandler):
                     api._stop.wait(fault.hang)
                 self.close_connection = True
                 return
+            self._record(method, endpoint, sid, sheets, query, body, 200)  # before the client can read on
             self._send(200, payload)
-            self._record(method, endpoint, sid, sheets, query, body, 200)
         except _Fail as exc:
-            self._error(exc.status, str(exc), html=fault is not None and fault.html)
             self._record(method, endpoint, sid, sheets, query, body, exc.status)
+            self._error(exc.status, str(exc), html=fault is not None and fault.html)
 
     def _record(self, method: str, endpoint: str, sid: str | None, sheets: tuple[str, ...],
                 query: dict[str, list[str]], body: Any, status: int | None) -> None:
