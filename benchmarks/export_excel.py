@@ -1,6 +1,6 @@
 """Excel export speed and memory against raw xlsxwriter ``constant_memory``.
 
-    python benchmarks/export_excel.py [--rows 1000000] [--store /tmp/bench_export.db]
+    python benchmarks/export_excel.py [--rows 1000000] [--store /tmp/bench_export.db] [--repeat 1]
     python benchmarks/export_excel.py --compare-writers 50000
 
 The store is filled once (``--rows`` spread evenly over the fifteen sheets, deterministic
@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import statistics
 import sqlite3
 import subprocess
 import sys
@@ -190,6 +191,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--store", type=Path, default=Path(tempfile.gettempdir()) / "bench_export.db")
+    parser.add_argument("--repeat", type=int, default=1, help="measurements of each kind (medians)")
     parser.add_argument("--compare-writers", type=int, metavar="ROWS")
     parser.add_argument("--child", choices=("raw", "read", "ours"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -202,9 +204,15 @@ def main() -> None:
     t0 = time.perf_counter()
     fill_store(args.store, args.rows).close()
     print(f"store {args.store}: {args.rows} rows over {len(SHEETS)} sheets (ready in {time.perf_counter() - t0:.1f}s)")
-    results = {mode: _measure(mode, args.store) for mode in ("raw", "read", "ours")}
+    runs: dict[str, list[dict[str, float]]] = {"raw": [], "read": [], "ours": []}
+    for _ in range(args.repeat):  # alternate, so a busy spell on the machine hits both
+        for mode in ("raw", "ours", "read"):
+            runs[mode].append(_measure(mode, args.store))
+    results = {mode: {k: statistics.median(r[k] for r in rs) for k in ("seconds", "peak_mb")}
+               for mode, rs in runs.items()}
     for mode, r in results.items():
-        print(f"{mode:5s} {r['seconds']:8.2f}s  peak RSS {r['peak_mb']:7.1f} MB")
+        each = ", ".join(f"{x['seconds']:.1f}" for x in runs[mode])
+        print(f"{mode:5s} {r['seconds']:8.2f}s  peak RSS {r['peak_mb']:7.1f} MB   (runs: {each} s)")
     raw, read, ours = results["raw"], results["read"], results["ours"]
     print(f"time   ours/raw = {ours['seconds'] / raw['seconds']:.2f}   "
           f"ours/(raw+read) = {ours['seconds'] / (raw['seconds'] + read['seconds']):.2f}")

@@ -59,7 +59,8 @@ def safe_text(text: str, limit: int) -> str:
     units and never splits a surrogate pair. Raises ValueError when ``limit`` cannot hold
     the marker.
     """
-    clean = _ILLEGAL_XML.sub("", text) if _ILLEGAL_XML.search(text) else text
+    # isprintable() is a fast "nothing to remove": every illegal character is unprintable.
+    clean = text if text.isprintable() or not _ILLEGAL_XML.search(text) else _ILLEGAL_XML.sub("", text)
     if len(clean) <= limit // 2 or _utf16_len(clean) <= limit:
         return clean
     marker = truncation_marker(len(text))
@@ -95,6 +96,8 @@ def _text(limit: int) -> Callable[[Any], str]:
 def parse_utc(text: str) -> datetime | None:
     """ISO 8601 text -> naive UTC datetime (naive input is taken as UTC); None if unparsable."""
     try:
+        if text.endswith("+00:00"):  # what the store writes: skip the timezone arithmetic
+            return datetime.fromisoformat(text[:-6])
         moment = datetime.fromisoformat(text)
     except ValueError:
         return None
