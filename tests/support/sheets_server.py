@@ -145,8 +145,7 @@ class _Fault:
     endpoint: str
     sheet: str | None
     status: int | None
-    hang: float | None
-    drop: bool
+    hang: float | None  # with status None: hang this long, else drop at once
     apply: bool
     html: bool
     times: int
@@ -396,7 +395,7 @@ class SheetsServer:
             raise ValueError("give exactly one of status, hang, drop")
         applies = apply if apply is not None else status is None
         with self._lock:
-            self._faults.append(_Fault(endpoint, sheet, status, hang, drop, applies, html, times))
+            self._faults.append(_Fault(endpoint, sheet, status, hang, applies, html, times))
 
     def count(self, endpoint: str | None = None) -> int:
         """Requests received of one endpoint, or all Sheets API requests (authentication
