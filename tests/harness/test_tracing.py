@@ -2,6 +2,8 @@
 
 import asyncio
 
+import pandas as pd
+
 import pytest
 
 from harness import Harness
@@ -233,3 +235,43 @@ def test_per_run_state_is_released_when_the_run_ends(harness):
         graphs.sequential().invoke({"question": "q"}, run.config)
     harness.flush()
     assert run.handler.events == {} and run.handler._alias == {}
+
+
+def test_unknown_model_gets_no_cost_and_missing_usage_is_estimated_not_zero(harness):
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+
+    priced_nowhere = graphs.fake_model("hello there", model="mystery-model-9000")
+    silent = GenericFakeChatModel(messages=iter([AIMessage(content="no usage reported here")]))
+
+    def node(state, config):
+        priced_nowhere.invoke("hi", config)
+        silent.invoke("a prompt of some length", config)
+        return {"log": ["ok"]}
+
+    with harness.run() as run:
+        graphs.single_node(node).invoke({"log": []}, run.config)
+    llm = harness.sheets([run.run_id])["llm_calls"]
+    unknown, estimated = llm.iloc[0], llm.iloc[1]
+    assert unknown.model == "mystery-model-9000" and unknown.prompt_tokens == 11
+    assert pd.isna(unknown.input_cost) and pd.isna(unknown.total_cost) and unknown.usage_source == "provider"
+    assert estimated.usage_source == "estimated" and estimated.prompt_tokens > 0 and estimated.completion_tokens > 0
+
+
+def test_a_model_call_that_raises_is_an_error_row_with_missing_usage(harness):
+    class Down(graphs.StreamingModel):
+        def _generate(self, *args, **kwargs):
+            raise ConnectionError("provider down")
+
+    def node(state, config):
+        try:
+            Down().invoke("hi", config)
+        except ConnectionError:
+            pass
+        return {"log": ["ok"]}
+
+    with harness.run() as run:
+        graphs.single_node(node).invoke({"log": []}, run.config)
+    llm = harness.sheets([run.run_id])["llm_calls"].iloc[0]
+    assert llm.status == "error" and "provider down" in llm.error
+    assert llm.usage_source == "missing" and pd.isna(llm.prompt_tokens) and pd.isna(llm.total_cost)
