@@ -1,0 +1,173 @@
+"""Statistics over repeated runs (seed 001), with the :mod:`evaluators` functions.
+
+A run *passes* when its evaluation status is ``good`` (the status of the overall score its
+evaluation parts give) and its ``log_tests`` verification, recomputed from the rows
+present, is ``pass``. Groups are the runs of one model and of one company type (of one
+company when the sheets log no company type); pass@k and pass^k are over the repeated runs
+of each company. The company type is not a column of any sheet: it is recognised from the
+run's expected tools by the caller's table of expected tools per type (the CLI passes the
+credit workflow's); without one, or when a run's tools match no type, groups are companies.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import evaluators
+
+from ._crossref import Facts
+from ._model import Aggregates, AuditInputError, GroupSummary, PassAtK, PlotData
+from ._recompute import status_of
+from ._tables import Table
+from ._values import as_number
+
+#: The k of pass@k / pass^k, as far as a company has runs (plus k = n).
+PASS_KS = (1, 2, 3, 5, 10)
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    run_id: str
+    model: str
+    company: str
+    company_type: str | None
+    evaluation_score: float | None
+    credit_score: float | None
+    judge_overall: float | None
+    passed: bool
+    cost: float | None
+
+
+def company_type_of(expected: frozenset[str] | None,
+                    company_types: Mapping[str, Sequence[str]] | None) -> str | None:
+    """The company type whose expected tools are exactly the run's expected tools."""
+    if expected is None or not company_types:
+        return None
+    matches = [kind for kind, tools in company_types.items() if frozenset(tools) == expected]
+    return matches[0] if len(matches) == 1 else None
+
+
+def run_records(runs: Table, facts: Facts,
+                company_types: Mapping[str, Sequence[str]] | None = None) -> list[RunRecord]:
+    """One record per ``runs`` row. ``company_types`` (type -> expected tools, e.g.
+    ``workflows.EXPECTED_TOOLS``) names a run's company type from its
+    ``tool_selections.expected_tools``."""
+    records = []
+    for _, row in runs.records():
+        run = row["run_id"]
+        evaluation = facts.evaluation.get(run)
+        if evaluation is not None and not 0 <= evaluation <= 1:  # an out-of-range cell: reported, not used
+            evaluation = None
+        passed = status_of(evaluation) == "good" and facts.verified.get(run) == "pass"
+        model = row["model"] if isinstance(row["model"], str) and row["model"] else "(no model)"
+        company = str(row["company_name"]) if row["company_name"] not in (None, "") else "(no company)"
+        cost = None if run in facts.cost_unknown else facts.cost.get(run, 0.0)
+        kind = company_type_of(facts.expected_tools.get(run), company_types)
+        records.append(RunRecord(run, model, company, kind, evaluation,
+                                 _number(row["credit_score"]), facts.judge.get(run), passed, cost))
+    return records
+
+
+def _number(value: object) -> float | None:
+    try:
+        return as_number(value)
+    except ValueError:
+        return None
+
+
+def _stats(values: Iterable[float | None]) -> evaluators.Statistics | None:
+    present = [v for v in values if v is not None]
+    return evaluators.aggregate(present) if present else None
+
+
+def summarise(by: str, key: str, runs: Sequence[RunRecord], baseline: float | None = None) -> GroupSummary:
+    """Seed 001 over one group: score statistics, pass rate, cost of pass, the median
+    of the runs' ``composite_score(pass, evaluation_score)``, its letter grade and its
+    uplift over ``baseline`` (a composite)."""
+    n = len(runs)
+    pass_rate = sum(r.passed for r in runs) / n
+    costs = [r.cost for r in runs]
+    mean_cost = math.fsum(costs) / n if all(c is not None for c in costs) else None  # type: ignore[arg-type]
+    cop = evaluators.cost_of_pass(mean_cost, pass_rate) if mean_cost is not None else None
+    composites = [evaluators.composite_score(float(r.passed), r.evaluation_score)
+                  for r in runs if r.evaluation_score is not None]
+    composite_stats = _stats(composites)
+    composite = composite_stats.median if composite_stats is not None else None
+    grade = evaluators.letter_grade(composite) if composite is not None else None
+    uplift = None
+    if baseline is not None and composite is not None and baseline > 0:
+        uplift = evaluators.tier_uplift(composite, baseline)
+    return GroupSummary(
+        by=by, key=key, runs=n,
+        evaluation_score=_stats(r.evaluation_score for r in runs),
+        credit_score=_stats(r.credit_score for r in runs),
+        judge_overall=_stats(r.judge_overall for r in runs),
+        pass_rate=pass_rate, mean_cost=mean_cost, cost_of_pass=cop,
+        composite=composite, grade=grade, uplift=uplift,
+    )
+
+
+def _groups(records: Sequence[RunRecord], key) -> dict[str, list[RunRecord]]:
+    groups: dict[str, list[RunRecord]] = defaultdict(list)
+    for r in records:
+        groups[key(r)].append(r)
+    return dict(groups)
+
+
+def pass_k(records: Sequence[RunRecord]) -> tuple[PassAtK, ...]:
+    out = []
+    for company, runs in _groups(records, lambda r: r.company).items():
+        n, c = len(runs), sum(r.passed for r in runs)
+        ks = sorted({k for k in PASS_KS if k <= n} | {n})
+        out.append(PassAtK(company, n, c,
+                           {k: evaluators.pass_at_k(n, c, k) for k in ks},
+                           {k: evaluators.pass_hat_k(n, c, k) for k in ks}))
+    return tuple(out)
+
+
+def aggregate_runs(records: Sequence[RunRecord], baseline_model: str | None = None) -> Aggregates:
+    """Per model (uplift against ``baseline_model``, default: the model of the first run),
+    per company type (or company), and pass@k / pass^k per company. AuditInputError when
+    ``baseline_model`` has no runs."""
+    by_model = _groups(records, lambda r: r.model)
+    if baseline_model is not None and baseline_model not in by_model:
+        raise AuditInputError(f"baseline model {baseline_model!r} has no runs; models: {', '.join(by_model) or 'none'}")
+    baseline = baseline_model or (records[0].model if records else None)
+    base = summarise("model", baseline, by_model[baseline]).composite if baseline else None
+    models = tuple(summarise("model", m, runs, base if m != baseline else None) for m, runs in by_model.items())
+    typed = bool(records) and all(r.company_type for r in records)
+    label = "company_type" if typed else "company"
+    by_type = _groups(records, (lambda r: r.company_type) if typed else (lambda r: r.company))
+    return Aggregates(
+        by_model=models,
+        by_type=tuple(summarise(label, k, runs) for k, runs in by_type.items()),
+        type_label=label,
+        baseline_model=baseline,
+        pass_k=pass_k(records),
+    )
+
+
+def plot_data(records: Sequence[RunRecord], facts: Facts) -> PlotData:
+    """What the report plots: evaluation scores per model, (cost, score, model) per run,
+    node latencies, tool-selection F1 per company type (or company)."""
+    typed = bool(records) and all(r.company_type for r in records)
+    scores: dict[str, list[float]] = defaultdict(list)
+    f1: dict[str, list[float]] = defaultdict(list)
+    cost_score: list[tuple[float, float, str]] = []
+    for r in records:
+        if r.evaluation_score is not None:
+            scores[r.model].append(r.evaluation_score)
+            if r.cost is not None:
+                cost_score.append((r.cost, r.evaluation_score, r.model))
+        if r.run_id in facts.f1:
+            f1[(r.company_type if typed else r.company) or "(unknown)"].append(facts.f1[r.run_id])
+    return PlotData(
+        scores_by_model=dict(scores),
+        cost_vs_score=tuple(cost_score),
+        latency_by_node={k: list(v) for k, v in facts.latency.items()},
+        f1_by_type=dict(f1),
+        type_label="company type" if typed else "company",
+    )

@@ -1,0 +1,164 @@
+"""The audit: read every sheet once, check it, keep what the cross-sheet checks need.
+
+Sheets are read in the order ``runs`` (its run ids are the reference), ``tool_selections``
+(the recomputed selections feed ``evaluations``), then spec order. Each sheet goes through
+the cell checks (:mod:`._structure`), its recomputation (:mod:`._recompute`) and leaves its
+facts (:mod:`._crossref`); only ``runs`` and ``log_tests`` are kept to the end.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..schema import SHEET_NAMES, SHEETS, SHEETS_BY_NAME
+from . import _recompute as recompute
+from ._aggregate import aggregate_runs, plot_data, run_records
+from ._crossref import Facts, check_log_tests, check_runs
+from ._model import AuditInputError, AuditResult, Finding
+from ._readers import FrameSource, GoogleSheetSource, WorkbookSource
+from ._structure import check_cells, check_duplicates, check_formulas
+from ._tables import Source, Table, check_sheets_present, continuation_tabs, load_table
+from ._values import is_uuid
+
+#: ``progress(sheet, done, total)`` after each sheet.
+Progress = Callable[[str, int, int], None]
+#: Company type -> the tools a run of that type is expected to select.
+CompanyTypes = Mapping[str, Sequence[str]]
+
+_ORDER = ("runs", "tool_selections") + tuple(n for n in SHEET_NAMES if n not in ("runs", "tool_selections"))
+_KEPT = ("runs", "log_tests")
+
+
+def audit_workbook(path: str | os.PathLike[str], *, tolerance: float = 1e-6, baseline_model: str | None = None,
+                   company_types: CompanyTypes | None = None, progress: Progress | None = None) -> AuditResult:
+    """Audit an .xlsx workbook (as ``exporters.write_excel`` writes it, or edited by hand).
+
+    Raises :class:`AuditInputError` (a ValueError) when it cannot be audited: not a
+    workbook, a sheet or spec column missing, spec columns out of order."""
+    if not Path(path).is_file():
+        raise AuditInputError(f"{os.fspath(path)}: no such file")
+    with WorkbookSource(path) as source:
+        return audit_source(source, tolerance=tolerance, baseline_model=baseline_model,
+                            company_types=company_types, progress=progress)
+
+
+def audit_google_sheet(spreadsheet_id: str, *, client: Any = None, credentials_file: str | os.PathLike[str] | None = None,
+                       tolerance: float = 1e-6, baseline_model: str | None = None,
+                       company_types: CompanyTypes | None = None, progress: Progress | None = None) -> AuditResult:
+    """Audit a Google Sheet, read with gspread: ``client`` (a ``gspread.Client``), else a
+    service account from ``credentials_file``, else ``$GOOGLE_APPLICATION_CREDENTIALS``.
+    The same checks as :func:`audit_workbook`; API refusals are an AuditInputError."""
+    import gspread
+
+    if client is None:
+        credentials = credentials_file or os.environ.get("GOOGLE_APPLICATION_CREDENTIALS")
+        if not credentials:
+            raise AuditInputError("no Google credentials: pass --credentials FILE or set GOOGLE_APPLICATION_CREDENTIALS")
+        try:
+            client = gspread.service_account(filename=os.fspath(credentials))
+        except (OSError, ValueError) as exc:
+            raise AuditInputError(f"{os.fspath(credentials)}: not usable service-account credentials ({exc})") from None
+    try:
+        return audit_source(GoogleSheetSource(spreadsheet_id, client), tolerance=tolerance,
+                            baseline_model=baseline_model, company_types=company_types, progress=progress)
+    except gspread.exceptions.SpreadsheetNotFound:
+        raise AuditInputError(f"Google Sheet {spreadsheet_id}: not found or not shared with this account") from None
+    except gspread.exceptions.APIError as exc:
+        raise AuditInputError(f"Google Sheet {spreadsheet_id}: the Sheets API refused ({_api_reason(exc)})") from None
+
+
+def audit_frames(frames: Mapping[str, Any], *, tolerance: float = 1e-6, baseline_model: str | None = None,
+                 company_types: CompanyTypes | None = None) -> AuditResult:
+    """Audit data frames keyed by sheet name, e.g. ``Harness().sheets()``."""
+    return audit_source(FrameSource(frames), tolerance=tolerance, baseline_model=baseline_model,
+                        company_types=company_types)
+
+
+def _api_reason(exc: Any) -> str:
+    error = getattr(exc, "error", None)
+    message = error.get("message") if isinstance(error, dict) else None
+    return " ".join(str(message or exc).split())
+
+
+def audit_source(source: Source, *, tolerance: float = 1e-6, baseline_model: str | None = None,
+                 company_types: CompanyTypes | None = None, progress: Progress | None = None) -> AuditResult:
+    """The audit of any :class:`Source`; the ``audit_*`` functions are this on their source.
+    ``company_types`` maps a company type to its expected tools (e.g.
+    ``workflows.EXPECTED_TOOLS``): runs are then also grouped by company type."""
+    if not (isinstance(tolerance, (int, float)) and math.isfinite(tolerance) and tolerance >= 0):
+        raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
+    tabs = check_sheets_present(source)
+    source.prefetch([tab for name in _ORDER for tab in continuation_tabs(name, tabs)])
+    facts = Facts()
+    findings: list[Finding] = []
+    notes: list[str] = []
+    rows: dict[str, int] = {}
+    kept: dict[str, Table] = {}
+    run_ids: set[str] | None = None
+    selections: dict[str, Any] = {}
+    for done, name in enumerate(_ORDER, start=1):
+        table = load_table(source, SHEETS_BY_NAME[name], tabs)
+        rows[name] = len(table.rows)
+        findings.extend(check_cells(table, run_ids))
+        findings.extend(check_duplicates(table))
+        findings.extend(check_formulas(table))
+        facts.count(table)
+        if name == "runs":
+            run_ids = {v for v in table.column("run_id") if is_uuid(v)}
+        check = recompute.Checker(table, tolerance)
+        if name == "tool_selections":
+            selections = recompute.tool_selections(table, check)
+            facts.f1.update({run: ts.f1 for run, (ts, _) in selections.items()})
+            facts.expected_tools.update({run: expected for run, (_, expected) in selections.items()})
+        elif name == "evaluations":
+            facts.evaluation.update(recompute.evaluations(table, check, selections))
+        elif name == "llm_calls":
+            recompute.llm_calls(table, check)
+            facts.from_llm_calls(table)
+        elif name == "llm_judge_results":
+            facts.judge.update(recompute.llm_judge_results(table, check))
+        elif name == "agent_metrics":
+            recompute.agent_metrics(table, check)
+        elif name == "consistency_scores":
+            recompute.consistency_scores(table, check)
+        elif name == "cross_model_eval":
+            recompute.cross_model_eval(table, check, notes)
+        elif name == "langgraph_events":
+            facts.from_events(table)
+        elif name == "tool_calls":
+            facts.from_tool_calls(table)
+        elif name == "assessments":
+            facts.from_assessments(table)
+        findings.extend(check.findings)
+        if name in _KEPT:
+            kept[name] = table
+        del table
+        if progress is not None:
+            progress(name, done, len(_ORDER))
+    findings.extend(check_runs(kept["runs"], facts, tolerance))
+    findings.extend(check_log_tests(kept["log_tests"], facts, tolerance))
+    records = run_records(kept["runs"], facts, company_types)
+    aggregates = aggregate_runs(records, baseline_model)
+    return AuditResult(
+        source=source.label,
+        rows={n: rows[n] for n in SHEET_NAMES},
+        findings=tuple(sorted(findings, key=_finding_order)),
+        aggregates=aggregates,
+        plots=plot_data(records, facts),
+        notes=tuple(notes),
+    )
+
+
+_SHEET_RANK = {s.name: i for i, s in enumerate(SHEETS)}
+
+
+def _finding_order(f: Finding) -> tuple[Any, ...]:
+    base, _, number = f.sheet.rpartition("_")
+    sheet, part = (base, int(number)) if number.isdigit() and base in _SHEET_RANK else (f.sheet, 1)
+    column = SHEETS_BY_NAME[sheet].all_column_names if sheet in SHEETS_BY_NAME else ()
+    return (_SHEET_RANK.get(sheet, 99), part, f.row or 0,
+            column.index(f.column) if f.column in column else len(column), f.rule)

@@ -1,0 +1,168 @@
+"""Checks across sheets: the ``runs`` summary columns and the ``log_tests`` counts against
+the rows the other sheets actually hold.
+
+While the sheets are read one by one, :class:`Facts` keeps what these checks (and the
+aggregates) need from each, so a big sheet can be dropped as soon as it has been checked.
+Rules (DESIGN 5 and the run builder):
+
+- ``total_llm_calls`` = the run's ``llm_calls`` rows;
+- ``total_steps`` = node executions = distinct ``step_number`` values of the run's
+  ``langgraph_events`` rows with ``event_kind == "node"`` (every row when a workbook has no
+  ``event_kind`` column: each row made inside a node carries that node's step);
+- ``tools_used`` = the distinct ``tool_name`` values of the run's ``tool_calls`` rows (the
+  tools that really ran), compared as sets;
+- ``evaluation_score`` = the run's ``evaluations.overall_score`` as its parts give it;
+- ``risk_level``, ``credit_score``, ``confidence`` = those of the run's last ``assessments``
+  row, when it has one;
+- every ``log_tests`` count = the run's rows in that sheet; ``total_sheets_logged`` and
+  ``verification_status`` by :mod:`harness._verify` from those counts, the row's
+  ``required_sheets`` (else its profile's) and ``written_rows``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from itertools import repeat
+from typing import Any
+
+from .._verify import PROFILES, total_sheets_logged, verification_status
+from ..schema import COUNTED_SHEETS
+from ._model import Finding
+from ._recompute import Checker
+from ._tables import Table
+from ._values import as_int, as_number, is_empty, parse_list
+
+
+@dataclass(slots=True)
+class Facts:
+    """Per-run facts gathered from every sheet as it is read."""
+
+    counts: dict[str, Counter[str]] = field(default_factory=dict)
+    steps: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))
+    tools: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    cost: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    cost_unknown: set[str] = field(default_factory=set)
+    evaluation: dict[str, float | None] = field(default_factory=dict)
+    judge: dict[str, float | None] = field(default_factory=dict)
+    assessment: dict[str, dict[str, Any]] = field(default_factory=dict)
+    f1: dict[str, float] = field(default_factory=dict)
+    expected_tools: dict[str, frozenset[str]] = field(default_factory=dict)  # run -> tool_selections.expected_tools
+    latency: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    verified: dict[str, str] = field(default_factory=dict)  # run -> verification status the rows give
+
+    def count(self, table: Table) -> None:
+        self.counts[table.name] = Counter(table.column("run_id"))
+
+    def from_events(self, table: Table) -> None:
+        """Node steps per run, and node latencies (a node's end row carries its duration)."""
+        runs, steps = table.column("run_id"), table.column("step_number")
+        kinds = table.column("event_kind") if table.has("event_kind") else repeat("node")
+        for run, step, kind in set(zip(runs, steps, kinds)):
+            if kind != "node":
+                continue
+            try:
+                number = as_int(step)
+            except ValueError:
+                continue
+            if number is not None:
+                self.steps[run].add(number)
+        if not table.has("event_kind"):
+            return
+        for node, duration, kind in zip(table.column("node"), table.column("duration_ms"), table.column("event_kind")):
+            if kind == "node" and type(duration) is not str and type(node) is str:
+                self.latency[node].append(duration)
+            elif kind == "node" and duration != "" and type(node) is str:
+                number = _number(duration)
+                if number is not None:
+                    self.latency[node].append(number)
+
+    def from_tool_calls(self, table: Table) -> None:
+        for run, tool in zip(table.column("run_id"), table.column("tool_name")):
+            if type(tool) is str and tool:
+                self.tools[run].add(tool)
+
+    def from_llm_calls(self, table: Table) -> None:
+        """Cost per run: the sum of its calls' total_cost; unknown if any call has none (or
+        one that is not a cost, which the type check reports)."""
+        for run, total in zip(table.column("run_id"), table.column("total_cost")):
+            value = _number(total)
+            if value is None or value < 0:
+                self.cost_unknown.add(run)
+            else:
+                self.cost[run] += value
+
+    def from_assessments(self, table: Table) -> None:
+        for _, row in table.records():
+            if row.get("status") in ("ok", "", None):
+                self.assessment[row["run_id"]] = row
+
+
+def check_runs(runs: Table, facts: Facts, tolerance: float) -> Iterator[Finding]:
+    check = Checker(runs, tolerance)
+    llm_counts = facts.counts.get("llm_calls", Counter())
+    for i, row in runs.records():
+        run = row["run_id"]
+        check.check(i, row, "total_llm_calls", llm_counts.get(run, 0),
+                    "total_llm_calls = the run's rows in llm_calls", "cross-sheet")
+        check.check(i, row, "total_steps", len(facts.steps.get(run, ())),
+                    "total_steps = distinct step_number of the run's node events in langgraph_events",
+                    "cross-sheet")
+        check.check(i, row, "tools_used", sorted(facts.tools.get(run, ())),
+                    "tools_used = the distinct tool_name of the run's tool_calls rows", "cross-sheet")
+        check.check(i, row, "evaluation_score", facts.evaluation.get(run),
+                    "evaluation_score = the run's evaluations.overall_score", "cross-sheet")
+        assessment = facts.assessment.get(run)
+        if assessment is not None:
+            for column in ("risk_level", "credit_score", "confidence"):
+                value = assessment.get(column)
+                expected = value.strip() if isinstance(value, str) else _number(value)
+                check.check(i, row, column, expected if not is_empty(value) else None,
+                            f"{column} = the run's assessments.{column}", "cross-sheet")
+    yield from check.findings
+
+
+def _number(value: Any) -> float | None:
+    try:
+        return as_number(value)
+    except ValueError:
+        return None
+
+
+def check_log_tests(log_tests: Table, facts: Facts, tolerance: float) -> Iterator[Finding]:
+    check = Checker(log_tests, tolerance)
+    for i, row in log_tests.records():
+        run = row["run_id"]
+        counts = {name: facts.counts.get(name, Counter()).get(run, 0) for name in COUNTED_SHEETS}
+        for name in COUNTED_SHEETS:
+            check.check(i, row, name, counts[name], f"{name} = the run's rows in {name}", "cross-sheet")
+        check.check(i, row, "total_sheets_logged", total_sheets_logged(counts),
+                    "total_sheets_logged = sheets with at least one row of the run", "cross-sheet")
+        required, written = _profile(row)
+        status = facts.verified[run] = verification_status(counts, required, written)
+        check.check(i, row, "verification_status", status,
+                    "verification_status = pass / partial / fail from the rows present "
+                    "(required sheets of the run's profile, rows written)", "cross-sheet")
+    yield from check.findings
+
+
+def _profile(row: dict[str, Any]) -> tuple[list[str], dict[str, int] | None]:
+    """Required sheets (``required_sheets``, else the profile's) and rows written."""
+    try:
+        required = parse_list(row.get("required_sheets"))
+    except ValueError:
+        required = None
+    if required is None:
+        profile = row.get("profile") if isinstance(row.get("profile"), str) else ""
+        required = list(PROFILES.get(profile or "generic", PROFILES["generic"]))
+    written: dict[str, int] | None = None
+    raw = row.get("written_rows")
+    if isinstance(raw, str) and raw.strip().startswith("{"):
+        try:
+            data = json.loads(raw)
+            written = {str(k): int(v) for k, v in data.items()}
+        except (ValueError, TypeError):
+            written = None
+    return required, written

@@ -1,0 +1,333 @@
+"""Recomputing the Rule and Formula columns of a row from the row's other columns.
+
+Every value is recomputed with the function that produced it (:mod:`evaluators`,
+:func:`harness.costs.cost`); nothing here re-states a formula. A derived value is checked
+against what the *inputs* give, never against another derived cell, so one edited cell
+yields one finding. A row whose inputs are partly empty cannot be recomputed and is
+skipped; a row whose inputs are all empty must have its derived cells empty too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import evaluators
+
+from .. import costs
+from ._model import Finding, FindingKind
+from ._tables import Table
+from ._values import (
+    as_int,
+    as_number,
+    is_empty,
+    is_truncated,
+    parse_json,
+    parse_list,
+    parse_numbers,
+    same,
+)
+
+#: The five judge dimensions, in the order ``judge_overall`` takes them.
+JUDGE_DIMENSIONS = ("accuracy_score", "completeness_score", "consistency_score",
+                    "actionability_score", "data_utilization_score")
+#: The six agent_metrics parts, in the order ``agent_overall`` takes them.
+AGENT_PARTS = ("intent_correctness", "plan_quality", "tool_choice_correctness",
+               "tool_completeness", "trajectory_match", "final_answer_quality")
+EVALUATION_PARTS = ("tool_selection_score", "data_quality_score", "synthesis_score")
+
+
+class Checker:
+    """Collects findings for one table: ``check(i, column, expected, rule)`` compares the
+    cell of row ``i`` with the expected value."""
+
+    def __init__(self, table: Table, tolerance: float) -> None:
+        self.table = table
+        self.tolerance = tolerance
+        self.findings: list[Finding] = []
+
+    def check(self, i: int, row: Mapping[str, Any], column: str, expected: Any, rule: str,
+              kind: FindingKind = "recompute") -> None:
+        if not self.table.has(column):
+            return
+        found = row[column]
+        if not same(found, expected, self.tolerance):
+            tab, number = self.table.locate(i)
+            self.findings.append(Finding(tab, number, column, found, expected, rule, kind))
+
+    def invalid(self, i: int, row: Mapping[str, Any], column: str, error: Exception, rule: str) -> None:
+        tab, number = self.table.locate(i)
+        self.findings.append(Finding(tab, number, column, row[column], f"valid input ({error})", rule, "recompute"))
+
+
+def _numbers(row: Mapping[str, Any], columns: Sequence[str]) -> list[float | None] | None:
+    """The cells as numbers; None when one does not parse (the type check reports it)."""
+    try:
+        return [as_number(row[c]) for c in columns]
+    except ValueError:
+        return None
+
+
+def status_of(score: float | None) -> str | None:
+    """``evaluators.eval_status``, or None for a score it refuses (reported elsewhere)."""
+    try:
+        return evaluators.eval_status(score)
+    except ValueError:
+        return None
+
+
+def _overall(check: Checker, i: int, row: Mapping[str, Any], parts: Sequence[str], column: str,
+             compute: Callable[[list[float | None]], float | None], rule: str,
+             all_required: bool = True, known: Mapping[str, float] | None = None) -> float | None:
+    """Check ``column`` (and ``eval_status``) against ``compute(parts)``, taking a part from
+    ``known`` (its value recomputed elsewhere) before the cell. Returns the recomputed
+    overall, or the cell's own value when the parts cannot give one."""
+    values = _numbers(row, parts)
+    if values is None:
+        return None
+    if known:
+        values = [known.get(name, value) for name, value in zip(parts, values)]
+    filled = [v for v in values if v is not None]
+    if all_required and 0 < len(filled) < len(values):
+        expected = _cell_number(row[column])
+    else:
+        try:
+            expected = compute(values) if filled else None
+        except ValueError as exc:
+            check.invalid(i, row, parts[0], exc, rule)
+            return None
+        check.check(i, row, column, expected, rule)
+    if "eval_status" in row:
+        check.check(i, row, "eval_status", status_of(expected), f"eval_status = eval_status({column})")
+    return expected
+
+
+def _cell_number(value: Any) -> float | None:
+    try:
+        return as_number(value)
+    except ValueError:
+        return None
+
+
+# --- per sheet ------------------------------------------------------------------------------
+
+def tool_selections(table: Table, check: Checker) -> dict[str, Any]:
+    """correct/missing/extra tools, precision, recall, f1 from selected and expected tools.
+    Returns run_id -> (the recomputed :class:`evaluators.ToolSelection`, the expected tools)
+    of the last row of each run."""
+    rule = "{} = tool_selection(selected_tools, expected_tools).{}"
+    fields = {"correct_tools": "correct", "missing_tools": "missing", "extra_tools": "extra",
+              "precision": "precision", "recall": "recall", "f1_score": "f1"}
+    by_run: dict[str, Any] = {}
+    for i, row in table.records():
+        try:
+            selected, expected = parse_list(row["selected_tools"]), parse_list(row["expected_tools"])
+        except ValueError:
+            continue
+        if selected is None or expected is None:
+            continue
+        try:
+            result = evaluators.tool_selection(selected, expected)
+        except ValueError as exc:
+            check.invalid(i, row, "selected_tools", exc, "tool_selection(selected_tools, expected_tools)")
+            continue
+        for column, attr in fields.items():
+            value = getattr(result, attr)
+            check.check(i, row, column, list(value) if isinstance(value, tuple) else value,
+                        rule.format(column, attr))
+        by_run[row["run_id"]] = (result, frozenset(expected))
+    return by_run
+
+
+def llm_calls(table: Table, check: Checker) -> None:
+    """total_tokens = prompt + completion; the three costs from ``harness.costs.cost`` of the
+    model the response reported (an unknown model has empty costs)."""
+    for i, row in table.records():
+        try:
+            prompt, completion = as_int(row["prompt_tokens"]), as_int(row["completion_tokens"])
+        except ValueError:
+            continue
+        total = None if prompt is None else prompt + (completion or 0)
+        check.check(i, row, "total_tokens", total, "total_tokens = prompt_tokens + completion_tokens")
+        model = row["model"] if type(row["model"]) is str and row["model"] else None
+        price = costs.cost(model, prompt, completion)
+        for column in ("input_cost", "output_cost", "total_cost"):
+            expected = getattr(price, column) if price is not None else None
+            check.check(i, row, column, expected,
+                        f"{column} = harness.costs.cost(model, prompt_tokens, completion_tokens).{column}"
+                        + ("" if price is not None else " (no price for this model: empty)"))
+
+
+def evaluations(table: Table, check: Checker, selections: Mapping[str, Any]) -> dict[str, float | None]:
+    """tool_selection_score = the F1 of the run's tool selection (``selections`` as
+    :func:`tool_selections` returns them); overall_score = evaluation_overall(
+    tool, data, synthesis); eval_status. Returns run_id -> the overall the parts give (the
+    last row of a run with one)."""
+    by_run: dict[str, float | None] = {}
+    for i, row in table.records():
+        selection, _ = selections.get(row["run_id"], (None, None))
+        known = {}
+        if selection is not None:
+            known["tool_selection_score"] = selection.f1
+            check.check(i, row, "tool_selection_score", selection.f1,
+                        "tool_selection_score = tool_selection(selected_tools, expected_tools).f1 "
+                        "of the run's tool_selections row", "cross-sheet")
+        overall = _overall(check, i, row, EVALUATION_PARTS, "overall_score",
+                           lambda v: evaluators.evaluation_overall(*v),
+                           "overall_score = evaluation_overall(tool_selection_score, data_quality_score, "
+                           "synthesis_score)", known=known)
+        if overall is not None or row["run_id"] not in by_run:
+            by_run[row["run_id"]] = overall
+    return by_run
+
+
+def llm_judge_results(table: Table, check: Checker) -> dict[str, float | None]:
+    """overall_score = judge_overall(five dimensions) (empty when any is empty); eval_status."""
+    by_run: dict[str, float | None] = {}
+    for i, row in table.records():
+        by_run[row["run_id"]] = _overall(
+            check, i, row, JUDGE_DIMENSIONS, "overall_score", evaluators.judge_overall,
+            "overall_score = judge_overall(the five dimension scores)", all_required=False)
+    return by_run
+
+
+def agent_metrics(table: Table, check: Checker) -> None:
+    """tool_choice_correctness / tool_completeness = precision / recall of tool_selection(
+    tool_details.selected, tool_details.expected); trajectory_match = trajectory_match(
+    trajectory_details.actual, trajectory_details.expected).score; overall_score =
+    agent_overall(six parts) (empty parts renormalised away); eval_status."""
+    tools = Memo(lambda cell: _from_details(cell, ("selected", "expected"), evaluators.tool_selection))
+    paths = Memo(lambda cell: _from_details(cell, ("actual", "expected"), evaluators.trajectory_match))
+    for i, row in table.records():
+        known: dict[str, float] = {}
+        ts, error = tools(row.get("tool_details"))
+        if error is not None:
+            check.invalid(i, row, "tool_details", error, "tool_selection(selected, expected)")
+        if ts is not None:
+            known.update(tool_choice_correctness=ts.precision, tool_completeness=ts.recall)
+            check.check(i, row, "tool_choice_correctness", ts.precision,
+                        "tool_choice_correctness = tool_selection(tool_details.selected, "
+                        "tool_details.expected).precision")
+            check.check(i, row, "tool_completeness", ts.recall,
+                        "tool_completeness = tool_selection(tool_details.selected, tool_details.expected).recall")
+        tm, error = paths(row.get("trajectory_details"))
+        if error is not None:
+            check.invalid(i, row, "trajectory_details", error, "trajectory_match(actual, expected)")
+        if tm is not None:
+            known["trajectory_match"] = tm.score
+            check.check(i, row, "trajectory_match", tm.score,
+                        "trajectory_match = trajectory_match(trajectory_details.actual, "
+                        "trajectory_details.expected).score")
+        _overall(check, i, row, AGENT_PARTS, "overall_score", lambda v: evaluators.agent_overall(**dict(zip(
+                     ("intent", "plan", "tool_choice", "tool_completeness", "trajectory", "answer"), v))),
+                 "overall_score = agent_overall(" + ", ".join(AGENT_PARTS) + ")", all_required=False,
+                 known=known)
+
+
+def _from_details(value: Any, keys: tuple[str, str], fn: Callable[[list[str], list[str]], Any]) -> Any:
+    """``fn`` of two name lists in a JSON details cell; None when the cell is empty, cut, or
+    not of that shape."""
+    if value is None or is_truncated(value):
+        return None
+    try:
+        data = parse_json(value)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not all(isinstance(data.get(k), list) for k in keys):
+        return None
+    return fn(data[keys[0]], data[keys[1]])
+
+
+class Memo:
+    """Recomputations cached by their input cells: the group rows (consistency, cross-model)
+    repeat under every run of a group and are recomputed once. A ValueError is a result too."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self._fn = fn
+        self._done: dict[tuple[Any, ...], tuple[Any, ValueError | None]] = {}
+
+    def __call__(self, *cells: Any) -> tuple[Any, ValueError | None]:
+        if cells not in self._done:
+            try:
+                self._done[cells] = (self._fn(*cells), None)
+            except ValueError as exc:
+                self._done[cells] = (None, exc)
+        return self._done[cells]
+
+
+def _consistency(levels_cell: Any, scores_cell: Any) -> tuple[int, Any] | None:
+    levels, scores = parse_list(levels_cell), parse_numbers(scores_cell)
+    if levels is None and scores is None:
+        return None
+    return len(levels or []), evaluators.consistency(levels or [], scores or [])
+
+
+def consistency_scores(table: Table, check: Checker) -> None:
+    """The four consistency numbers and eval_status from the risk_levels and credit_scores
+    text; num_runs = the number of results listed."""
+    rule = "{} = consistency(risk_levels, credit_scores).{}"
+    fields = {"risk_level_consistency": "risk_level_consistency", "score_consistency": "score_consistency",
+              "score_std": "score_std", "overall_consistency": "overall", "eval_status": "eval_status"}
+    recompute = Memo(_consistency)
+    for i, row in table.records():
+        found, error = recompute(row["risk_levels"], row["credit_scores"])
+        if error is not None:
+            check.invalid(i, row, "risk_levels", error, "consistency(risk_levels, credit_scores)")
+        if found is None:
+            continue
+        n, result = found
+        check.check(i, row, "num_runs", n, "num_runs = number of risk_levels listed")
+        for column, attr in fields.items():
+            check.check(i, row, column, getattr(result, attr), rule.format(column, attr))
+
+
+def model_results(value: Any) -> dict[str, tuple[Any, Any, Any]] | None:
+    """``model_results`` JSON as model -> (risk_level, credit_score, confidence). Accepts a
+    mapping of model -> ``{risk_level, credit_score, confidence}`` or -> a 3-list, or a list
+    of such objects carrying ``model``. None when empty or cut by the exporter."""
+    if is_empty(value) or is_truncated(value):
+        return None
+    data = json.loads(value) if isinstance(value, str) else value
+    items = data.items() if isinstance(data, dict) else (
+        (entry.get("model"), entry) for entry in data if isinstance(entry, dict))
+    results: dict[str, tuple[Any, Any, Any]] = {}
+    for model, result in items:
+        if isinstance(result, dict):
+            result = (result.get("risk_level"), result.get("credit_score"), result.get("confidence"))
+        if not isinstance(result, (list, tuple)) or len(result) != 3:
+            raise ValueError(f"result of {model!r} is not (risk_level, credit_score, confidence)")
+        results[str(model)] = tuple(result)  # type: ignore[assignment]
+    return results
+
+
+def _agreement(cell: Any) -> tuple[dict[str, Any], Any] | None:
+    try:
+        results = model_results(cell)
+    except (TypeError, AttributeError) as exc:
+        raise ValueError(str(exc)) from None
+    return None if results is None else (results, evaluators.cross_model_agreement(results))
+
+
+def cross_model_eval(table: Table, check: Checker, notes: list[str]) -> None:
+    """The agreement numbers and eval_status from model_results; num_models and
+    models_compared from its models."""
+    rule = "{} = cross_model_agreement(model_results).{}"
+    fields = ("risk_level_agreement", "credit_score_mean", "credit_score_std", "credit_score_range",
+              "confidence_agreement", "cross_model_agreement", "eval_status")
+    recompute = Memo(_agreement)
+    for i, row in table.records():
+        if is_truncated(row["model_results"]):
+            tab, number = table.locate(i)
+            notes.append(f"{tab} row {number}: model_results was cut by the exporter; not recomputed")
+            continue
+        found, error = recompute(row["model_results"])
+        if error is not None:
+            check.invalid(i, row, "model_results", error, "cross_model_agreement(model_results)")
+        if found is None:
+            continue
+        results, agreement = found
+        check.check(i, row, "num_models", len(results), "num_models = number of models in model_results")
+        check.check(i, row, "models_compared", list(results), "models_compared = the models of model_results")
+        for column in fields:
+            check.check(i, row, column, getattr(agreement, column), rule.format(column, column))

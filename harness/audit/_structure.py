@@ -1,0 +1,210 @@
+"""Cell-level checks of one sheet: types parse, values in range, run ids known, no duplicate
+rows, no formulas.
+
+The checks work column by column on the *distinct* values of a column (a sheet of a
+million rows holds far fewer distinct run ids, nodes, steps or statuses), and go back to
+the rows only for the values that failed, so a clean sheet costs a few passes in C.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ..schema import (
+    CREDIT_SCORE_RANGE,
+    EVAL_STATUSES,
+    RISK_LEVELS,
+    VERIFICATION_STATUSES,
+    Column,
+    Sheet,
+)
+from ._model import Finding, FindingKind
+from ._tables import Table
+from ._values import (
+    as_int,
+    as_number,
+    is_empty,
+    is_timestamp,
+    is_truncated,
+    is_uuid,
+    parse_list,
+)
+
+_LO, _HI = CREDIT_SCORE_RANGE
+
+#: Value ranges beyond "a number >= 0" (every number in the sheets is non-negative).
+_RANGES: dict[str, tuple[float, float]] = {
+    "credit_score": (_LO, _HI),
+    "credit_score_mean": (_LO, _HI),
+    "credit_score_std": (0, (_HI - _LO) / 2),  # population std of values in [LO, HI]
+    "credit_score_range": (0, _HI - _LO),
+    "temperature": (0, 2),
+    "confidence": (0, 1),
+}
+#: Rule/Formula/LLM numbers that are not scores in [0, 1].
+_NOT_SCORES = frozenset({
+    "input_cost", "output_cost", "total_cost", "evaluation_cost", "score_std",
+    "credit_score", "credit_score_mean", "credit_score_std", "credit_score_range",
+})
+#: Closed sets of labels (an empty cell is allowed: a failed step has no label).
+_LABELS: dict[str, tuple[str, ...]] = {
+    "risk_level": RISK_LEVELS,
+    "eval_status": EVAL_STATUSES,
+    "verification_status": VERIFICATION_STATUSES,
+    "evaluation_type": ("same_model", "cross_model"),
+}
+#: Sheets whose run_id is not a run of the ``runs`` sheet (spec: an evaluation id).
+RUN_ID_EXEMPT = frozenset({"runs", "cross_model_eval"})
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A test of one distinct cell value, and how the finding describes what was expected."""
+
+    ok: Callable[[Any], bool]
+    expected: str
+
+
+def _number_ok(lo: float, hi: float, whole: bool) -> Callable[[Any], bool]:
+    def ok(value: Any) -> bool:
+        try:
+            number = as_int(value) if whole else as_number(value)
+        except ValueError:
+            return False
+        return number is None or lo <= number <= hi
+
+    return ok
+
+
+def _json_ok(value: Any) -> bool:
+    if is_empty(value) or is_truncated(value):
+        return True
+    if type(value) is not str:
+        return False
+    try:
+        json.loads(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _list_ok(value: Any) -> bool:
+    if is_truncated(value):
+        return True
+    try:
+        parse_list(value)
+    except ValueError:
+        return False
+    return True
+
+
+def rule_for(column: Column) -> Rule | None:
+    """The type/range rule of a column, from its schema kind, spec type and name."""
+    name, kind = column.name, column.kind
+    if column.spec_type == "UUID":
+        return Rule(is_uuid, "a UUID")
+    if name in _LABELS:
+        allowed = _LABELS[name]
+        return Rule(lambda v: is_empty(v) or v in allowed, "one of " + ", ".join(allowed))
+    if kind in ("int", "float"):
+        lo, hi = _RANGES.get(name, (0, float("inf")))
+        if kind == "float" and name not in _NOT_SCORES and column.spec_type in ("Rule", "Formula", "LLM"):
+            lo, hi = 0, 1
+        whole = kind == "int"
+        what = "a whole number" if whole else "a number"
+        bounds = f" >= {lo:g}" if hi == float("inf") else f" in [{lo:g}, {hi:g}]"
+        return Rule(_number_ok(lo, hi, whole), what + bounds)
+    if kind == "datetime":
+        return Rule(lambda v: is_empty(v) or is_timestamp(v), "an ISO 8601 timestamp or an Excel date")
+    if kind == "json":
+        if column.spec_type == "List":
+            return Rule(_list_ok, "a JSON list or comma-separated names")
+        return Rule(_json_ok, "JSON")
+    return None
+
+
+def _fast_ok(column: Column, rule: Rule, values: set[Any]) -> bool:
+    """True when a column's distinct values pass as a whole: Excel date cells, or numbers of
+    the right sort whose minimum and maximum are in range. Anything else is tested value by
+    value."""
+    filled = values - {""}
+    types = set(map(type, filled))
+    if column.kind == "datetime":
+        return types <= {datetime}
+    if column.kind not in ("int", "float") or column.name in _LABELS or not types <= {float, int}:
+        return False
+    if not filled:
+        return True
+    if any(map(math.isnan, filled)):
+        return False
+    whole = column.kind == "float" or all(map(float.is_integer, map(float, filled)))
+    return whole and rule.ok(min(filled)) and rule.ok(max(filled))
+
+
+def check_cells(table: Table, run_ids: set[str] | None) -> Iterator[Finding]:
+    """Types and ranges of every schema column present, then run ids known to ``runs``."""
+    sheet: Sheet = table.sheet
+    for column in sheet.all_columns:
+        if not table.has(column.name):
+            continue
+        rule = rule_for(column)
+        if rule is None:
+            continue
+        cells = table.column(column.name)
+        distinct = set(cells)
+        if _fast_ok(column, rule, distinct):
+            continue
+        bad = {v for v in distinct if not rule.ok(v)}
+        if bad:
+            yield from _findings(table, column.name, cells, bad, rule.expected, "type")
+    if run_ids is not None and sheet.name not in RUN_ID_EXEMPT:
+        cells = table.column("run_id")
+        unknown = {v for v in set(cells) if is_uuid(v)} - run_ids
+        if unknown:
+            yield from _findings(table, "run_id", cells, unknown, "a run_id of the runs sheet", "reference")
+
+
+def _findings(table: Table, column: str, cells: list[Any], bad: set[Any], expected: str,
+              kind: FindingKind) -> Iterator[Finding]:
+    for i, value in enumerate(cells):
+        if value in bad:
+            tab, row = table.locate(i)
+            yield Finding(tab, row, column, value, expected, f"{column}: {expected}", kind)
+
+
+def check_duplicates(table: Table) -> Iterator[Finding]:
+    """Rows identical in every column to an earlier row. Rows are first keyed by their short
+    columns (run id, numbers, timestamps: cheap to hash); only rows whose keys collide are
+    compared whole."""
+    rows = table.rows
+    short = [c.name for c in table.sheet.all_columns
+             if table.has(c.name) and (c.kind in ("int", "float", "datetime") or c.spec_type == "UUID")]
+    candidates: Iterable[int] = range(len(rows))
+    if short:
+        keys = list(zip(*(table.column(name) for name in short)))
+        if len(set(keys)) == len(keys):
+            return
+        seen = Counter(keys)
+        candidates = [i for i, key in enumerate(keys) if seen[key] > 1]
+    first: dict[tuple[Any, ...], int] = {}
+    for i in candidates:
+        key = tuple(rows[i])
+        if key in first:
+            tab, number = table.locate(i)
+            _, original = table.locate(first[key])
+            yield Finding(tab, number, None, f"duplicate of row {original}", "a unique row",
+                          "no duplicate rows", "duplicate")
+        else:
+            first[key] = i
+
+
+def check_formulas(table: Table) -> Iterator[Finding]:
+    for tab, row, col, text in table.formulas:
+        name = table.header[col] if col < len(table.header) else None
+        yield Finding(tab, row, name, text, "a value, not a formula", "cells hold values, never formulas", "formula")
