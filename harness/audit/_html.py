@@ -1,0 +1,190 @@
+"""The audit as one self-contained HTML page: verdict, findings, statistics, plots.
+
+No external resource of any kind (no CDN, fonts or images): styles and the small filter
+script are inline, plots are inline SVG, so the file opens offline and can be mailed.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from . import _plots
+from ._model import AuditResult, Finding, GroupSummary, jsonable
+
+#: Findings listed in the page; the JSON output (``--json``) always has them all.
+MAX_FINDINGS = 5_000
+
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2733;background:#f6f7f9}
+header{background:#1d2733;color:#fff;padding:18px 28px}
+header h1{margin:0 0 4px;font-size:20px;font-weight:600}
+header p{margin:0;color:#c9d1db}
+main{padding:8px 28px 40px;max-width:1280px}
+h2{font-size:16px;margin:26px 0 8px}
+.verdict{display:inline-block;margin-top:10px;padding:4px 12px;border-radius:14px;font-weight:600}
+.clean{background:#c6efce;color:#006100}.dirty{background:#ffc7ce;color:#9c0006}
+table{border-collapse:collapse;background:#fff;width:100%;font-size:13px}
+th,td{border:1px solid #dde2e8;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#eef1f5;font-weight:600;position:sticky;top:0}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+td.cell{max-width:340px;overflow-wrap:anywhere;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px}
+.muted{color:#5f6b7a}
+.plots{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));gap:16px}
+figure{margin:0;background:#fff;border:1px solid #dde2e8;padding:10px}
+figure svg{width:100%;height:auto}
+figcaption{font-weight:600;margin-bottom:6px}
+input[type=search]{padding:5px 8px;width:320px;border:1px solid #b8c2cc;border-radius:4px;margin-bottom:8px}
+.rows{display:flex;flex-wrap:wrap;gap:6px}.rows span{background:#fff;border:1px solid #dde2e8;padding:2px 8px;border-radius:10px}
+"""
+
+_SCRIPT = """
+(function () {
+  var box = document.getElementById("filter");
+  var rows = Array.prototype.slice.call(document.querySelectorAll("#findings tbody tr"));
+  var shown = document.getElementById("shown");
+  if (box) {
+    box.addEventListener("input", function () {
+      var q = box.value.toLowerCase(), n = 0;
+      rows.forEach(function (tr) {
+        var hit = tr.textContent.toLowerCase().indexOf(q) !== -1;
+        tr.style.display = hit ? "" : "none";
+        if (hit) { n += 1; }
+      });
+      shown.textContent = String(n);
+    });
+  }
+  document.body.setAttribute("data-ready", "yes");
+})();
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def fmt(value: Any, digits: int = 4) -> str:
+    """A number for people: ``digits`` significant digits, ∞, float noise below 1e-9 as 0."""
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "∞"
+        return "0" if abs(value) < 1e-9 else f"{value:.{digits}g}"
+    return str(value)
+
+
+def cell_text(value: Any) -> str:
+    """A cell value for people: ``(empty)``, JSON-ish text, cut at 300 characters."""
+    text = "(empty)" if value is None or value == "" else str(jsonable(value))
+    return text if len(text) <= 300 else text[:300] + "…"
+
+
+def _finding_row(f: Finding) -> str:
+    return (f"<tr><td>{_e(f.sheet)}</td><td class='num'>{_e(f.row or '')}</td><td>{_e(f.column or '')}</td>"
+            f"<td class='cell'>{_e(cell_text(f.found))}</td><td class='cell'>{_e(cell_text(f.expected))}</td>"
+            f"<td>{_e(f.rule)}</td><td>{_e(f.kind)}</td></tr>")
+
+
+def _findings(result: AuditResult) -> str:
+    if not result.findings:
+        return "<p>No findings: every check passed.</p>"
+    shown = result.findings[:MAX_FINDINGS]
+    more = (f"<p class='muted'>Showing the first {len(shown):,} of {len(result.findings):,} findings; "
+            "<code>harness audit --json</code> lists them all.</p>") if len(shown) < len(result.findings) else ""
+    body = "".join(_finding_row(f) for f in shown)
+    return (f"<input type='search' id='filter' placeholder='Filter findings (sheet, column, rule…)' "
+            f"aria-label='Filter findings'> <span class='muted'><span id='shown'>{len(shown)}</span> shown</span>"
+            f"{more}<table id='findings'><thead><tr><th>Sheet</th><th>Row</th><th>Column</th><th>Found</th>"
+            f"<th>Expected</th><th>Rule</th><th>Kind</th></tr></thead><tbody>{body}</tbody></table>")
+
+
+def _percent(value: float | None) -> str:
+    return "—" if value is None else f"{value:+.1%}"
+
+
+def _stat(stats: Any) -> str:
+    if stats is None:
+        return "<td class='num'>—</td>" * 4
+    return "".join(f"<td class='num'>{fmt(getattr(stats, k))}</td>" for k in ("median", "mean", "std_dev", "count"))
+
+
+def _groups(title: str, groups: tuple[GroupSummary, ...], uplift: bool) -> str:
+    if not groups:
+        return f"<h2>{_e(title)}</h2><p>No runs.</p>"
+    head = ("<tr><th rowspan=2>Group</th><th rowspan=2>Runs</th><th colspan=4>Evaluation score</th>"
+            "<th colspan=4>Credit score</th><th colspan=4>Judge overall</th><th rowspan=2>Pass rate</th>"
+            "<th rowspan=2>Mean cost (USD)</th><th rowspan=2>Cost of pass</th><th rowspan=2>Composite</th>"
+            "<th rowspan=2>Grade</th>" + ("<th rowspan=2>Uplift</th>" if uplift else "") + "</tr><tr>"
+            + "<th>median</th><th>mean</th><th>std</th><th>n</th>" * 3 + "</tr>")
+    rows = "".join(
+        f"<tr><td>{_e(g.key)}</td><td class='num'>{g.runs}</td>{_stat(g.evaluation_score)}{_stat(g.credit_score)}"
+        f"{_stat(g.judge_overall)}<td class='num'>{g.pass_rate:.0%}</td><td class='num'>{fmt(g.mean_cost)}</td>"
+        f"<td class='num'>{fmt(g.cost_of_pass)}</td><td class='num'>{fmt(g.composite)}</td>"
+        f"<td>{_e(g.grade or '—')}</td>" + (f"<td class='num'>{_percent(g.uplift)}</td>" if uplift else "") + "</tr>"
+        for g in groups
+    )
+    return f"<h2>{_e(title)}</h2><table><thead>{head}</thead><tbody>{rows}</tbody></table>"
+
+
+def _pass_k(result: AuditResult) -> str:
+    entries = result.aggregates.pass_k
+    if not entries:
+        return ""
+    ks = sorted({k for p in entries for k in p.pass_at})
+    head = "".join(f"<th>pass@{k}</th>" for k in ks) + "".join(f"<th>pass^{k}</th>" for k in ks)
+    rows = "".join(
+        f"<tr><td>{_e(p.company)}</td><td class='num'>{p.n}</td><td class='num'>{p.c}</td>"
+        + "".join(f"<td class='num'>{fmt(p.pass_at.get(k))}</td>" for k in ks)
+        + "".join(f"<td class='num'>{fmt(p.pass_hat.get(k))}</td>" for k in ks) + "</tr>"
+        for p in entries
+    )
+    return (f"<h2>Repeated runs per company: pass@k and pass^k</h2><table><thead><tr><th>Company</th>"
+            f"<th>Runs (n)</th><th>Passed (c)</th>{head}</tr></thead><tbody>{rows}</tbody></table>")
+
+
+def render_html(result: AuditResult) -> str:
+    """The report page for ``result``."""
+    plots = result.plots
+    agg = result.aggregates
+    n = len(result.findings)
+    verdict = ("<span class='verdict clean'>Clean: no findings</span>" if not n
+               else f"<span class='verdict dirty'>{n:,} finding{'s' if n != 1 else ''}</span>")
+    counts = "".join(f"<span>{_e(name)} <b>{rows:,}</b></span>" for name, rows in result.rows.items())
+    figures = "".join(
+        f"<figure><figcaption>{_e(caption)}</figcaption>{svg}</figure>"
+        for caption, svg in (
+            ("Evaluation score per model", _plots.scores_by_model(plots)),
+            ("Run cost versus evaluation score", _plots.cost_vs_score(plots)),
+            ("Latency per node", _plots.latency_by_node(plots)),
+            (f"Tool-selection F1 per {plots.type_label}", _plots.f1_by_type(plots)),
+        )
+    )
+    notes = "".join(f"<li>{_e(note)}</li>" for note in result.notes)
+    baseline = f" (uplift against {_e(agg.baseline_model)})" if agg.baseline_model else ""
+    type_title = "Per company type" if agg.type_label == "company_type" else "Per company (no company type is logged)"
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>Audit of {_e(result.source)}</title><style>{_CSS}</style></head><body>"
+        f"<header><h1>Audit of {_e(result.source)}</h1>"
+        f"<p>{sum(result.rows.values()):,} rows in {len(result.rows)} sheets</p>{verdict}</header><main>"
+        f"<h2>Rows per sheet</h2><div class='rows'>{counts}</div>"
+        f"<h2>Findings</h2>{_findings(result)}"
+        + (f"<h2>Not checked</h2><ul>{notes}</ul>" if notes else "")
+        + _groups(f"Per model{baseline}", agg.by_model, uplift=True)
+        + _groups(type_title, agg.by_type, uplift=False)
+        + _pass_k(result)
+        + f"<h2>Plots</h2><div class='plots'>{figures}</div>"
+        f"</main><script>{_SCRIPT}</script></body></html>"
+    )
+
+
+def write_report(result: AuditResult, path: str | os.PathLike[str]) -> Path:
+    """Write :func:`render_html` to ``path`` (UTF-8) and return the path."""
+    target = Path(path)
+    target.write_text(render_html(result), encoding="utf-8")
+    return target

@@ -1,0 +1,85 @@
+"""The audit as rich tables on a terminal: verdict, the first findings, statistics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ._html import cell_text, fmt
+from ._model import AuditResult, GroupSummary
+
+#: Findings printed on the terminal; ``--report`` and ``--json`` carry them all.
+MAX_FINDINGS = 25
+
+
+def _findings_table(result: AuditResult) -> Table:
+    table = Table(title=f"Findings ({len(result.findings):,})", title_justify="left")
+    for name in ("sheet", "row", "column", "found", "expected", "rule"):
+        table.add_column(name, justify="right" if name == "row" else "left", overflow="fold")
+    for f in result.findings[:MAX_FINDINGS]:
+        table.add_row(f.sheet, str(f.row or ""), f.column or "", cell_text(f.found)[:60],
+                      cell_text(f.expected)[:60], f.rule)
+    if len(result.findings) > MAX_FINDINGS:
+        table.caption = f"first {MAX_FINDINGS} of {len(result.findings):,}; --report or --json for all"
+    return table
+
+
+def _median(stats: Any) -> str:
+    return "—" if stats is None else f"{fmt(stats.median, 3)} ({fmt(stats.std_dev, 2)})"
+
+
+def _groups_table(title: str, groups: tuple[GroupSummary, ...], uplift: bool) -> Table:
+    table = Table(title=title, title_justify="left", caption="scores: median (population std) over the runs",
+                  caption_justify="left")
+    columns = ["group", "runs", "evaluation", "credit score", "judge", "pass rate", "cost of pass",
+               "composite", "grade"] + (["uplift"] if uplift else [])
+    for name in columns:
+        table.add_column(name, justify="left" if name == "group" else "right")
+    for g in groups:
+        cop = "—" if g.cost_of_pass is None else f"${fmt(g.cost_of_pass)}"
+        cells = [g.key, str(g.runs), _median(g.evaluation_score), _median(g.credit_score), _median(g.judge_overall),
+                 f"{g.pass_rate:.0%}", cop, fmt(g.composite, 3), g.grade or "—"]
+        if uplift:
+            cells.append("—" if g.uplift is None else f"{g.uplift:+.1%}")
+        table.add_row(*cells)
+    return table
+
+
+def _pass_k_table(result: AuditResult) -> Table | None:
+    entries = result.aggregates.pass_k
+    if not entries:
+        return None
+    ks = sorted({k for p in entries for k in p.pass_at})
+    table = Table(title="pass@k / pass^k per company", title_justify="left")
+    table.add_column("company")
+    table.add_column("n / passed", justify="right")
+    for k in ks:
+        table.add_column(f"pass@{k} / ^{k}", justify="right")
+    for p in entries:
+        table.add_row(p.company, f"{p.n} / {p.c}",
+                      *(f"{fmt(p.pass_at[k], 3)} / {fmt(p.pass_hat[k], 3)}" if k in p.pass_at else "—" for k in ks))
+    return table
+
+
+def print_summary(result: AuditResult, console: Console) -> None:
+    """Verdict line, findings (the first few), per-model and per-type statistics, pass@k."""
+    agg = result.aggregates
+    rows = sum(result.rows.values())
+    if result.clean:
+        console.print(f"[bold green]clean[/]: {result.source}: {rows:,} rows in {len(result.rows)} sheets, no findings",
+                      soft_wrap=True)
+    else:
+        console.print(f"[bold red]{len(result.findings):,} finding(s)[/] in {result.source} ({rows:,} rows)")
+        console.print(_findings_table(result))
+    for note in result.notes:
+        console.print(f"[yellow]not checked[/]: {note}")
+    if agg.by_model:
+        base = f" (uplift vs {agg.baseline_model})" if agg.baseline_model else ""
+        console.print(_groups_table(f"Per model{base}", agg.by_model, uplift=True))
+        label = "Per company type" if agg.type_label == "company_type" else "Per company"
+        console.print(_groups_table(label, agg.by_type, uplift=False))
+    table = _pass_k_table(result)
+    if table is not None:
+        console.print(table)

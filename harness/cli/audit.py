@@ -1,0 +1,85 @@
+"""Audit an exported workbook (FILE.xlsx) or a Google Sheet (--gsheet ID).
+
+Checks all fifteen sheets and their spec columns, value types and ranges, run ids,
+duplicate rows and formula cells; recomputes every derived column with the functions that
+produced it and compares within --tolerance; checks the runs and log_tests counts against
+the other sheets; and prints statistics over repeated runs per model and company type
+(pass rate, cost of pass, grade, uplift against --baseline-model, pass@k). Exit code 0 when
+clean, 1 when discrepancies were found, 2 when the input cannot be audited.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+
+from ._errors import UsageError
+
+
+def command(
+    file: Annotated[Path | None, typer.Argument(metavar="[FILE.xlsx]", help="Workbook to audit.")] = None,
+    gsheet: Annotated[str | None, typer.Option("--gsheet", help="Audit this Google Sheet (spreadsheet id) instead.")] = None,
+    credentials: Annotated[Path | None, typer.Option(
+        "--credentials", help="Service-account key file [default: $GOOGLE_APPLICATION_CREDENTIALS].")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON on stdout.")] = False,
+    report: Annotated[Path | None, typer.Option("--report", help="Also write a self-contained HTML report.")] = None,
+    tolerance: Annotated[float, typer.Option(help="Largest accepted difference of a recomputed number.")] = 1e-6,
+    baseline_model: Annotated[str | None, typer.Option(
+        "--baseline-model", help="Model the uplift is measured against [default: the model of the first run].")] = None,
+) -> None:
+    from harness.audit import AuditInputError, audit_google_sheet, audit_workbook
+    from harness.audit._html import write_report
+    from harness.audit._terminal import print_summary
+    from workflows import (
+        EXPECTED_TOOLS,  # names a run's company type from its expected tools
+    )
+
+    if (file is None) == (gsheet is None):
+        raise UsageError("give either a workbook FILE.xlsx or --gsheet SPREADSHEET_ID")
+    if not tolerance >= 0 or tolerance == float("inf"):
+        raise UsageError(f"--tolerance must be a finite number >= 0, got {tolerance}")
+    try:
+        with _progress(Console(stderr=True), enabled=not as_json) as advance:
+            if file is not None:
+                result = audit_workbook(file, tolerance=tolerance, baseline_model=baseline_model,
+                                        company_types=EXPECTED_TOOLS, progress=advance)
+            else:
+                result = audit_google_sheet(gsheet or "", credentials_file=credentials, tolerance=tolerance,
+                                            baseline_model=baseline_model, company_types=EXPECTED_TOOLS,
+                                            progress=advance)
+    except AuditInputError as exc:
+        raise UsageError(str(exc)) from None
+    if report is not None:
+        try:
+            write_report(result, report)
+        except OSError as exc:
+            raise UsageError(f"cannot write the report {str(report)!r}: {exc.strerror or exc}") from None
+    if as_json:
+        sys.stdout.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+    else:
+        out = Console()
+        if not out.is_terminal:  # a file or a pipe: no wrapping at 80 columns
+            out = Console(width=160)
+        print_summary(result, out)
+        if report is not None:
+            out.print(f"report: {report}", soft_wrap=True)
+    raise typer.Exit(result.exit_code)
+
+
+@contextmanager
+def _progress(console: Console, *, enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]:
+    """A per-sheet progress bar on a terminal; nothing when piped or printing JSON."""
+    if not enabled or not console.is_terminal:
+        yield None
+        return
+    with Progress(console=console, transient=True) as bar:
+        task = bar.add_task("auditing", total=15)
+        yield lambda sheet, done, total: bar.update(task, completed=done, total=total, description=sheet)

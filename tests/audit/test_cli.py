@@ -1,0 +1,116 @@
+"""`harness audit`: exit 0 clean, 1 findings, 2 unusable input (one line on stderr)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from harness.cli import main
+
+from .conftest import cell_value, edit
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["audit", *args])
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out, err
+
+
+def test_clean_workbook_exits_0_with_a_summary(capsys, workbook: Path) -> None:
+    code, out, err = _run(capsys, str(workbook))
+    assert code == 0
+    assert "clean" in out and "no findings" in out
+    assert "Per model" in out and "llama-3.3-70b-versatile" in out
+    assert err == ""
+
+
+def test_findings_exit_1_and_are_listed(capsys, workbook: Path) -> None:
+    old = cell_value(workbook, "tool_selections", 2, "f1_score")
+    edit(workbook, ("tool_selections", 2, "f1_score", old / 2))
+    code, out, _ = _run(capsys, str(workbook))
+    assert code == 1
+    assert "1 finding" in out and "tool_selections" in out and "f1_score" in out
+
+
+def test_json_output_is_the_whole_result(capsys, workbook: Path) -> None:
+    edit(workbook, ("runs", 2, "total_steps", 99))
+    code, out, _ = _run(capsys, str(workbook), "--json")
+    data = json.loads(out)
+    assert code == 1 and data["exit_code"] == 1
+    assert data["findings"] == [{
+        "sheet": "runs", "row": 2, "column": "total_steps", "found": 99, "expected": 8,
+        "rule": "total_steps = distinct step_number of the run's node events in langgraph_events",
+        "kind": "cross-sheet",
+    }]
+    assert {g["key"] for g in data["aggregates"]["by_model"]} == {"llama-3.3-70b-versatile", "llama-3.1-8b-instant"}
+    assert data["rows"]["langgraph_events"] == 240
+
+
+def test_tolerance_option_is_applied(capsys, workbook: Path) -> None:
+    old = cell_value(workbook, "evaluations", 2, "overall_score")
+    edit(workbook, ("evaluations", 2, "overall_score", old + 1e-4))
+    assert _run(capsys, str(workbook))[0] == 1
+    assert _run(capsys, str(workbook), "--tolerance", "1e-3")[0] == 0
+
+
+def test_baseline_model_sets_the_uplift_reference(capsys, workbook: Path) -> None:
+    _, out, _ = _run(capsys, str(workbook), "--json", "--baseline-model", "llama-3.1-8b-instant")
+    data = json.loads(out)["aggregates"]
+    assert data["baseline_model"] == "llama-3.1-8b-instant"
+    uplift = {g["key"]: g["uplift"] for g in data["by_model"]}
+    assert uplift["llama-3.1-8b-instant"] is None and uplift["llama-3.3-70b-versatile"] is not None
+
+
+def test_an_unknown_baseline_model_is_unusable_input(capsys, workbook: Path) -> None:
+    code, out, err = _run(capsys, str(workbook), "--baseline-model", "gpt-9")
+    assert code == 2 and out == ""
+    assert err.strip() == ("harness: error: baseline model 'gpt-9' has no runs; models: "
+                           "llama-3.3-70b-versatile, llama-3.1-8b-instant")
+
+
+@pytest.mark.parametrize(("damage", "message"), [
+    ("missing sheet", "missing sheet(s) prompts"),
+    ("reordered column", "sheet 'runs': column 2 is 'node' where the spec has 'company_name'"),
+    ("not a workbook", "not a readable workbook"),
+])
+def test_unusable_input_exits_2_with_one_line(capsys, workbook: Path, damage: str, message: str) -> None:
+    if damage == "not a workbook":
+        workbook.write_bytes(b"PK\x03\x04 broken zip")
+    else:
+        book = openpyxl.load_workbook(workbook)
+        if damage == "missing sheet":
+            book.remove(book["prompts"])
+        else:
+            book["runs"].move_range("B1:B20", cols=30)
+            book["runs"].delete_cols(2)
+        book.save(workbook)
+    code, out, err = _run(capsys, str(workbook))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("harness: error: ") and message in err
+
+
+def test_file_and_gsheet_together_are_refused(capsys, workbook: Path) -> None:
+    code, _, err = _run(capsys, str(workbook), "--gsheet", "abc")
+    assert code == 2 and "either a workbook FILE.xlsx or --gsheet" in err
+
+
+def test_nothing_to_audit_is_refused(capsys) -> None:
+    code, _, err = _run(capsys)
+    assert code == 2 and "either a workbook FILE.xlsx or --gsheet" in err
+
+
+def test_gsheet_without_credentials_is_refused(capsys, monkeypatch) -> None:
+    monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
+    code, _, err = _run(capsys, "--gsheet", "sheet-id")
+    assert code == 2 and "no Google credentials" in err
+
+
+def test_report_option_writes_the_html_file(capsys, workbook: Path, tmp_path: Path) -> None:
+    report = tmp_path / "report.html"
+    code, out, _ = _run(capsys, str(workbook), "--report", str(report))
+    assert code == 0 and f"report: {report}" in out
+    assert report.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
