@@ -151,21 +151,24 @@ def aggregate_runs(records: Sequence[RunRecord], baseline_model: str | None = No
 
 
 def plot_data(records: Sequence[RunRecord], facts: Facts) -> PlotData:
-    """What the report plots: evaluation scores per model, (cost, score, model) per run,
-    node latencies, tool-selection F1 per company type (or company)."""
+    """What the report plots: the main scores per model, (cost, score, model) per run, node
+    latencies, tool-selection F1 per company type (or company)."""
     typed = bool(records) and all(r.company_type for r in records)
-    scores: dict[str, list[float]] = defaultdict(list)
+    scores: dict[str, dict[str, list[float]]] = {
+        name: defaultdict(list) for name in ("evaluation score", "judge overall", "credit score")}
     f1: dict[str, list[float]] = defaultdict(list)
     cost_score: list[tuple[float, float, str]] = []
     for r in records:
-        if r.evaluation_score is not None:
-            scores[r.model].append(r.evaluation_score)
-            if r.cost is not None:
-                cost_score.append((r.cost, r.evaluation_score, r.model))
+        for name, value in (("evaluation score", r.evaluation_score), ("judge overall", r.judge_overall),
+                            ("credit score", r.credit_score)):
+            if value is not None:
+                scores[name][r.model].append(value)
+        if r.evaluation_score is not None and r.cost is not None:
+            cost_score.append((r.cost, r.evaluation_score, r.model))
         if r.run_id in facts.f1:
             f1[(r.company_type if typed else r.company) or "(unknown)"].append(facts.f1[r.run_id])
     return PlotData(
-        scores_by_model=dict(scores),
+        scores_by_model={name: dict(groups) for name, groups in scores.items()},
         cost_vs_score=tuple(cost_score),
         latency_by_node={k: list(v) for k, v in facts.latency.items()},
         f1_by_type=dict(f1),

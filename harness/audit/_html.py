@@ -34,7 +34,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 td.cell{max-width:340px;overflow-wrap:anywhere;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px}
 .muted{color:#5f6b7a}
 .plots{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));gap:16px}
-figure{margin:0;background:#fff;border:1px solid #dde2e8;padding:10px}
+figure{margin:0;background:#fff;border:1px solid #dde2e8;padding:10px}figure.wide{grid-column:1/-1}
 figure svg{width:100%;height:auto}
 figcaption{font-weight:600;margin-bottom:6px}
 input[type=search]{padding:5px 8px;width:320px;border:1px solid #b8c2cc;border-radius:4px;margin-bottom:8px}
@@ -155,12 +155,12 @@ def render_html(result: AuditResult) -> str:
                else f"<span class='verdict dirty'>{n:,} finding{'s' if n != 1 else ''}</span>")
     counts = "".join(f"<span>{_e(name)} <b>{rows:,}</b></span>" for name, rows in result.rows.items())
     figures = "".join(
-        f"<figure><figcaption>{_e(caption)}</figcaption>{svg}</figure>"
-        for caption, svg in (
-            ("Evaluation score per model", _plots.scores_by_model(plots)),
-            ("Run cost versus evaluation score", _plots.cost_vs_score(plots)),
-            ("Latency per node", _plots.latency_by_node(plots)),
-            (f"Tool-selection F1 per {plots.type_label}", _plots.f1_by_type(plots)),
+        f"<figure{' class=wide' if wide else ''}><figcaption>{_e(caption)}</figcaption>{svg}</figure>"
+        for caption, svg, wide in (
+            ("Score distributions per model", _plots.scores_by_model(plots), True),
+            ("Run cost versus evaluation score", _plots.cost_vs_score(plots), False),
+            ("Latency per node", _plots.latency_by_node(plots), False),
+            (f"Tool-selection F1 per {plots.type_label}", _plots.f1_by_type(plots), False),
         )
     )
     notes = "".join(f"<li>{_e(note)}</li>" for note in result.notes)

@@ -93,7 +93,7 @@ class Aggregates:
 class PlotData:
     """The data behind the report's plots."""
 
-    scores_by_model: dict[str, list[float]]  # evaluation scores of the runs of each model
+    scores_by_model: dict[str, dict[str, list[float]]]  # score name -> model -> the runs' values
     cost_vs_score: tuple[tuple[float, float, str], ...]  # (run cost USD, evaluation score, model)
     latency_by_node: dict[str, list[float]]  # node executions' duration_ms per node
     f1_by_type: dict[str, list[float]]  # tool-selection F1 per company type (or company)

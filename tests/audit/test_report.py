@@ -77,7 +77,7 @@ def test_report_renders_in_headless_chromium(report: Path, tmp_path: Path) -> No
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert 'data-ready="yes"' in dom.stdout  # the inline script ran to its end
     assert "Uncaught" not in dom.stderr and "SyntaxError" not in dom.stderr
-    assert "Evaluation score per model" in dom.stdout and "Latency per node" in dom.stdout
+    assert "Score distributions per model" in dom.stdout and "Latency per node" in dom.stdout
     assert dom.stdout.count("<svg") == 4
     shot = tmp_path / "report.png"
     done = _browse(chromium, report, tmp_path / "profile-shot", "--hide-scrollbars", "--window-size=1400,2400",
