@@ -96,7 +96,7 @@ class Facts:
 
     def from_assessments(self, table: Table) -> None:
         for _, row in table.records():
-            if row.get("status") in ("ok", "", None):
+            if row.get("status") == "ok":
                 self.assessment[row["run_id"]] = row
 
 

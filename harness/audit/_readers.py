@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 import zipfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import date, datetime
 from pathlib import Path, PurePosixPath
@@ -164,15 +164,46 @@ def _scan_formulas(blocks: Iterator[bytes]) -> Iterator[Formula]:
 
 # --- Google Sheets ------------------------------------------------------------------------
 
+#: HTTP statuses worth another read: timeouts, rate limits and server errors.
+RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+READ_ATTEMPTS = 5
+
+
+def _transient(exc: BaseException) -> bool:
+    import gspread
+    import requests
+
+    if isinstance(exc, (requests.ConnectionError, requests.Timeout)):
+        return True
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    return isinstance(exc, gspread.exceptions.APIError) and status in RETRY_STATUSES
+
+
+def _with_retries(call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``call`` (a read, so safe to repeat), retried on transient failures with exponential
+    backoff and jitter, :data:`READ_ATTEMPTS` attempts at most."""
+    from tenacity import (
+        Retrying,
+        retry_if_exception,
+        stop_after_attempt,
+        wait_random_exponential,
+    )
+
+    retrying = Retrying(retry=retry_if_exception(_transient), stop=stop_after_attempt(READ_ATTEMPTS),
+                        wait=wait_random_exponential(multiplier=0.5, max=8), reraise=True)
+    return retrying(call, *args, **kwargs)
+
+
 class GoogleSheetSource:
     """A spreadsheet read through gspread: every tab in one ``values:batchGet`` of
     unformatted values, and one more with ``FORMULA`` rendering to find formula cells (a
-    cell whose formula rendering starts with ``=`` and differs from its value)."""
+    cell whose formula rendering starts with ``=`` and differs from its value). Reads are
+    retried on 408/429/5xx and connection errors."""
 
     def __init__(self, spreadsheet_id: str, client: Any) -> None:
         self.label = f"Google Sheet {spreadsheet_id}"
-        self._book = client.open_by_key(spreadsheet_id)
-        self._titles = [ws.title for ws in self._book.worksheets()]
+        self._book = _with_retries(client.open_by_key, spreadsheet_id)
+        self._titles = [ws.title for ws in _with_retries(self._book.worksheets)]
         self._values: dict[str, list[list[Cell]]] = {}
         self._formulas: dict[str, list[Formula]] = {}
 
@@ -197,7 +228,7 @@ class GoogleSheetSource:
 
     def _batch(self, ranges: list[str], render: str) -> list[list[list[Cell]]]:
         params = {"valueRenderOption": render, "dateTimeRenderOption": "FORMATTED_STRING"}
-        answer = self._book.values_batch_get(ranges, params=params)
+        answer = _with_retries(self._book.values_batch_get, ranges, params=params)
         return [vr.get("values", []) for vr in answer.get("valueRanges", [])]
 
     def read(self, tab: str) -> list[list[Cell]]:

@@ -75,6 +75,14 @@ def test_reading_a_sheet_takes_two_batch_reads(server: SheetsServer, spreadsheet
     assert server.count("batchGet") == 2
 
 
+def test_a_rate_limited_read_is_retried(server: SheetsServer, spreadsheet: str) -> None:
+    server.reset_requests()
+    server.fail("batchGet", status=429)
+    result = audit_google_sheet(spreadsheet, client=server.client(timeout=5))
+    assert result.findings == ()
+    assert server.count("batchGet") == 3
+
+
 def test_an_unknown_spreadsheet_is_unusable_input(server: SheetsServer) -> None:
     with pytest.raises(AuditInputError, match="Google Sheet nope: not found"):
         audit_google_sheet("nope", client=server.client(timeout=5))

@@ -33,6 +33,17 @@ def test_data_frames_of_the_store_audit_like_their_workbook(clean_store, workboo
     assert frames.aggregates == book.aggregates
 
 
+def test_a_workbook_without_runs_audits_clean_with_empty_statistics(tmp_path: Path) -> None:
+    from exporters import write_excel
+    from harness import Store
+
+    path = tmp_path / "empty.xlsx"
+    write_excel(Store(tmp_path / "empty.db"), path)
+    result = audit_workbook(path)
+    assert result.exit_code == 0 and sum(result.rows.values()) == 0
+    assert result.aggregates.by_model == () and result.aggregates.pass_k == ()
+
+
 def test_changed_f1_is_one_finding_at_that_cell(workbook: Path) -> None:
     old = cell_value(workbook, "tool_selections", 3, "f1_score")
     edit(workbook, ("tool_selections", 3, "f1_score", round(old - 0.25, 4)))
