@@ -69,8 +69,9 @@ _ENCODERS = {
 
 
 @functools.cache
-def _plan(s: Sheet) -> tuple[frozenset[str], tuple[tuple[str, Any], ...], str]:
+def _plan(name: str) -> tuple[frozenset[str], tuple[tuple[str, Any], ...], str]:
     """Per sheet, once: the allowed keys, the column encoders and the INSERT statement."""
+    s = sheet_named(name)
     cols = ", ".join(f'"{n}"' for n in s.all_column_names)
     marks = ", ".join("?" * (len(s.all_column_names) + 1))
     return (
@@ -145,7 +146,7 @@ class Store:
             return self._insert(s, rows)
 
     def _insert(self, s: Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
-        allowed, encoders, sql = _plan(s)
+        allowed, encoders, sql = _plan(s.name)
         batch = []
         for row in rows:
             if not allowed.issuperset(row):
