@@ -55,7 +55,7 @@ from harness.schema import SHEETS, Sheet
 from harness.store import ROW_KEY, Store
 
 from ._cells import SHEETS_CONVERTERS
-from ._sheets_api import SheetsApi, SheetsExportError, SheetsPolicy, ambiguous, describe, sheets_client
+from ._sheets_api import SheetsApi, SheetsExportError, SheetsPolicy, describe, sheets_client
 
 SHEETS_MAX_CELLS = 10_000_000  # per spreadsheet, grid cells of every worksheet together
 _TARGET_PREFIX = "gsheets:"
@@ -255,21 +255,15 @@ class _Push:
         if not missing and not needs_header:
             return
         created = tuple(s.name for s in missing)
-        check_first = False
-        for attempt in self.api.retrying():
-            with attempt:
-                if check_first:  # the lost batch may have been applied: look before re-sending
-                    grids = self._open()
-                    missing = [s for s in missing if s.name not in grids]
-                    check_first = False
-                    if not missing and not needs_header:
-                        break
-                body = {"requests": self._layout_requests(missing, needs_header, grids)}
-                try:
-                    self.api.send("write", self.api.http.batch_update, body)
-                except Exception as exc:
-                    check_first = ambiguous(exc)
-                    raise
+
+        def look() -> bool:  # the lost batch may have been applied (it is atomic)
+            nonlocal grids, missing
+            grids = self._open()
+            missing = [s for s in missing if s.name not in grids]
+            return bool(missing or needs_header)
+
+        self.api.write(lambda: self.api.send("write", self.api.http.batch_update,
+                                             {"requests": self._layout_requests(missing, needs_header, grids)}), look)
         self.created = created
 
     @staticmethod
@@ -320,20 +314,14 @@ class _Push:
         """One values.append of ``rows``; after an ambiguous failure, read back before re-sending."""
         params = {"valueInputOption": "RAW", "insertDataOption": "INSERT_ROWS"}
         table = absolute_range_name(sheet.name, "A1")
-        check_first = False
-        for attempt in self.api.retrying():
-            with attempt:
-                if check_first:  # the lost append may have landed: look before re-sending
-                    (values,) = self.api.batch_get([_key_range(sheet)])
-                    rows = self._reconcile(sheet, rows, _keys(values))
-                    check_first = False
-                    if not rows:
-                        break
-                try:
-                    self.api.send("write", self.api.http.values_append, table, params,
-                                  {"majorDimension": "ROWS", "values": rows})
-                except Exception as exc:
-                    check_first = ambiguous(exc)
-                    raise
+
+        def look() -> bool:  # the lost append may have landed: keep only the rows that did not
+            nonlocal rows
+            (values,) = self.api.batch_get([_key_range(sheet)])
+            rows = self._reconcile(sheet, rows, _keys(values))
+            return bool(rows)
+
+        self.api.write(lambda: self.api.send("write", self.api.http.values_append, table, params,
+                                             {"majorDimension": "ROWS", "values": rows}), look)
         self.store.mark_exported(self.target, sheet.name, [row[-1] for row in rows])
         self.appended[sheet.name] += len(rows)

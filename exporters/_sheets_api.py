@@ -179,6 +179,23 @@ class SheetsApi:
     def _count_retry(self, state: RetryCallState) -> None:
         self.retries += 1
 
+    def write(self, send: Callable[[], object], look: Callable[[], bool]) -> None:
+        """A write that is not idempotent, retried. After a failure that may have been applied
+        (:func:`ambiguous`), ``look()`` runs before re-sending: it reads what landed, narrows
+        what ``send()`` will send, and returns False when nothing is left to send."""
+        check_first = False
+        for attempt in self.retrying():
+            with attempt:
+                if check_first:
+                    check_first = False
+                    if not look():
+                        return
+                try:
+                    send()
+                except Exception as exc:
+                    check_first = ambiguous(exc)
+                    raise
+
     def read(self, call: Callable[..., T], *args: Any) -> T:
         """An idempotent request, retried on every transient failure."""
         result: T
