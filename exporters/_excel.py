@@ -115,11 +115,18 @@ def write_excel(
             workbook.close()
         with open(tmp_name, "rb+") as written:
             os.fsync(written.fileno())
+        os.chmod(tmp_name, 0o666 & ~_umask())  # mkstemp makes 0600; a workbook is for sharing
         os.replace(tmp_name, target)
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
     return ExcelExportResult(target, rows, tuple(worksheets), time.perf_counter() - started)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _part_name(sheet: Sheet, part: int) -> str:

@@ -260,3 +260,19 @@ def test_a_sheet_of_more_rows_than_a_store_page_is_exported_whole_and_in_order(s
     assert write_excel(store, out).rows["data_sources"] == 4_500
     written = read_book(out)["data_sources"][1:]
     assert [r[12] for r in written] == [parse_utc(r["timestamp"]) for r in rows]
+
+
+def test_the_workbook_gets_the_usual_file_permissions_not_the_temporary_files(tmp_path):
+    import os
+    import stat
+
+    from exporters import write_excel
+    from harness import Store
+
+    out = tmp_path / "perm.xlsx"
+    mask = os.umask(0o022)
+    try:
+        write_excel(Store(tmp_path / "s.db"), out)
+    finally:
+        os.umask(mask)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644
