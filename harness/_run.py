@@ -405,18 +405,19 @@ class Run:
         written = {name: len(sheet_rows) for name, sheet_rows in ordered.items()}
         stored: dict[str, int] = {}
         try:
-            for name, outcome in self.store.write_many(ordered).items():
-                if isinstance(outcome, Exception):
-                    self._count_error(f"storing {name}: {outcome}")
-                else:
-                    stored[name] = outcome
+            with self.store.transaction():  # the run's sheets and its log_tests row: one commit
+                for name, outcome in self.store.write_many(ordered).items():
+                    if isinstance(outcome, Exception):
+                        self._count_error(f"storing {name}: {outcome}")
+                    else:
+                        stored[name] = outcome
+                if self.verify:
+                    try:
+                        self.store.replace("log_tests", [self._log_tests_row(stored, written)])
+                    except Exception:  # noqa: BLE001
+                        self._count_error("log_tests")
         except Exception:  # noqa: BLE001
             self._count_error("storing the run")
-        if self.verify:
-            try:
-                self.store.replace("log_tests", [self._log_tests_row(stored, written)])
-            except Exception:  # noqa: BLE001
-                self._count_error("log_tests")
 
     def _log_tests_row(self, stored: Mapping[str, int], written: Mapping[str, int]) -> dict[str, Any]:
         """The run's log_tests row from the rows the store accepted (a new run has no others)."""

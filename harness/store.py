@@ -9,6 +9,7 @@ JSON text, timestamps as ISO 8601 text, numbers as numbers.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -108,6 +109,7 @@ class Store:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._lock = threading.RLock()
+            self._depth = 0
             self._create_tables()
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open store {str(self.path)!r}: {exc}") from None
@@ -115,9 +117,33 @@ class Store:
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
 
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One explicit transaction (nestable: inner uses join the outer one), committed on
+        success and rolled back on error. Every write goes through it, so the savepoints of
+        :meth:`write_many` live inside a real transaction instead of each committing alone."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            self._conn.execute("BEGIN")
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                self._depth = 0
+                self._conn.rollback()
+                raise
+            self._depth = 0
+            self._conn.commit()
+
     # --- schema -------------------------------------------------------------------------
     def _create_tables(self) -> None:
-        with self._lock, self._conn:
+        with self.transaction():
             for s in SHEETS:
                 cols = ", ".join(f'"{c.name}" {_SQL_TYPES[c.kind]}' for c in s.all_columns)
                 self._conn.execute(
@@ -142,7 +168,7 @@ class Store:
         (never a silent drop). Returns the number of rows actually inserted.
         """
         s = sheet if isinstance(sheet, Sheet) else sheet_named(sheet)
-        with self._lock, self._conn:
+        with self.transaction():
             return self._insert(s, rows)
 
     def _insert(self, s: Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
@@ -165,7 +191,7 @@ class Store:
         """Write several sheets in one transaction, each sheet in its own savepoint: a sheet
         that fails is rolled back alone and reported as its exception, the others commit."""
         result: dict[str, int | Exception] = {}
-        with self._lock, self._conn:
+        with self.transaction():
             for name, rows in rows_by_sheet.items():
                 if not rows:
                     continue
@@ -185,7 +211,7 @@ class Store:
         s = sheet if isinstance(sheet, Sheet) else sheet_named(sheet)
         rows = list(rows)
         keys = [r.get(ROW_KEY) or content_key(s.name, r) for r in rows]
-        with self._lock, self._conn:
+        with self.transaction():
             self._conn.executemany(f'DELETE FROM "{s.name}" WHERE {ROW_KEY} = ?', [(k,) for k in keys])
             return self._insert(s, [{**r, ROW_KEY: k} for r, k in zip(rows, keys)])
 
@@ -266,7 +292,7 @@ class Store:
 
     # --- assessments (save_to_database) -------------------------------------------------
     def upsert_assessment(self, run_id: str, company_name: str, record: Mapping[str, Any], updated_at: str) -> None:
-        with self._lock, self._conn:
+        with self.transaction():
             self._conn.execute(
                 "INSERT INTO assessment_records (run_id, company_name, record, updated_at) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT(run_id) DO UPDATE SET company_name=excluded.company_name, "
@@ -293,7 +319,7 @@ class Store:
             }
 
     def mark_exported(self, target: str, sheet: str, keys: Iterable[str]) -> None:
-        with self._lock, self._conn:
+        with self.transaction():
             self._conn.executemany(
                 f"INSERT OR IGNORE INTO export_marks (target, sheet, {ROW_KEY}) VALUES (?, ?, ?)",
                 [(target, sheet, k) for k in keys],
