@@ -19,10 +19,11 @@ from . import _recompute as recompute
 from ._aggregate import aggregate_runs, plot_data, run_records
 from ._crossref import Facts, check_log_tests, check_runs
 from ._model import AuditInputError, AuditResult, Finding
-from ._readers import FrameSource, GoogleSheetSource, WorkbookSource
+from ._readers import FrameSource, GoogleSheetSource
 from ._structure import check_cells, check_duplicates, check_formulas
 from ._tables import Source, Table, check_sheets_present, continuation_tabs, load_table
 from ._values import is_uuid
+from ._xlsx import WorkbookSource
 
 #: ``progress(sheet, done, total)`` after each sheet.
 Progress = Callable[[str, int, int], None]

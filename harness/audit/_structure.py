@@ -179,14 +179,17 @@ def _findings(table: Table, column: str, cells: list[Any], bad: set[Any], expect
 
 
 def check_duplicates(table: Table) -> Iterator[Finding]:
-    """Rows identical in every column to an earlier row. Rows are first keyed by their short
-    columns (run id, numbers, timestamps: cheap to hash); only rows whose keys collide are
-    compared whole."""
+    """Rows identical in every column to an earlier row. Rows are first keyed by their run id
+    and timestamps (cheap to hash, rarely shared); only rows whose keys collide are compared
+    whole."""
     rows = table.rows
     short = [c.name for c in table.sheet.all_columns
-             if table.has(c.name) and (c.kind in ("int", "float", "datetime") or c.spec_type == "UUID")]
+             if table.has(c.name) and (c.kind == "datetime" or c.spec_type == "UUID")]
     candidates: Iterable[int] = range(len(rows))
     if short:
+        stamps = table.column(short[-1])  # the row's timestamp, unique on its own as a rule
+        if len(set(stamps)) == len(stamps):
+            return
         keys = list(zip(*(table.column(name) for name in short)))
         if len(set(keys)) == len(keys):
             return

@@ -154,7 +154,7 @@ def load_table(source: Source, sheet: Sheet, tabs: Sequence[str]) -> Table:
         open_part = False
         for r in range(first_data, len(grid)):
             row = grid[r]
-            if _is_blank(row):
+            if (not row or not row[0]) and _is_blank(row):  # a blank row has, first of all, no run_id
                 open_part = False
                 continue
             if not open_part:

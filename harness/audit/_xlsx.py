@@ -1,0 +1,234 @@
+"""Reading an .xlsx workbook: cells with python-calamine, formula cells from the sheet XML.
+
+calamine gives a formula cell's cached value (or nothing), never the formula, so formulas
+are found in the worksheet XML: a formula is an ``<f>`` element, and ``<f`` cannot occur in
+cell text (``<`` is escaped there), so a byte search finds them without parsing the XML.
+
+Reading overlaps checking: a worker thread parses the next tab with calamine (which does
+not hold the GIL while parsing) while the caller checks the current one, and the caller
+searches the XML for formulas while it waits. On two cores the audit of a large workbook
+then costs little more than reading it.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import struct
+import zipfile
+import zlib
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path, PurePosixPath
+from typing import IO, Self
+from xml.etree import ElementTree
+
+from ._model import AuditInputError
+from ._tables import Cell, Formula
+
+_REL_NS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+_CELL_REF = re.compile(rb'<c\b[^>]*?\br="([A-Z]+)(\d+)"')
+_FORMULA_END = re.compile(rb"</f>|/>")
+_BLOCK = 1 << 22  # bytes of XML searched per step
+_TAIL = 4096  # bytes kept unsearched at a block's end, so an element is never cut
+_CONTEXT = 1024  # bytes kept before the unsearched tail: the cell tag preceding an <f>
+
+
+def column_index(letters: str) -> int:
+    """``A`` -> 0, ``AB`` -> 27."""
+    n = 0
+    for ch in letters:
+        n = n * 26 + ord(ch) - 64
+    return n - 1
+
+
+def formulas_in(data: bytes, start: int, stop: int) -> list[Formula]:
+    """(row, column, formula) of every ``<f>`` element opening in ``data[start:stop]``."""
+    found = []
+    pos = data.find(b"<f", start, stop)
+    while pos != -1:
+        if data[pos + 2: pos + 3] in (b">", b" ", b"/"):
+            tag = data.rfind(b"<c", 0, pos)
+            cell = _CELL_REF.match(data, tag) if tag != -1 else None
+            if cell is not None:
+                end = _FORMULA_END.search(data, pos)
+                text = data[data.find(b">", pos) + 1: end.start()] if end and end.group() == b"</f>" else b""
+                found.append((int(cell.group(2)) - 1, column_index(cell.group(1).decode()),
+                              "=" + text.decode("utf-8", "replace")))
+        pos = data.find(b"<f", pos + 2, stop)
+    return found
+
+
+class _Inflated(io.RawIOBase):
+    """A deflated zip member read straight from the file: inflated with zlib, without the
+    CRC pass ``zipfile`` makes (the search only needs the bytes; calamine, which reads the
+    same member, checks the archive)."""
+
+    def __init__(self, path: Path, info: zipfile.ZipInfo) -> None:
+        self._file = open(path, "rb")  # noqa: SIM115 - closed by close()
+        self._file.seek(info.header_offset)
+        header = self._file.read(_LOCAL_HEADER.size)
+        name_length, extra_length = _LOCAL_HEADER.unpack(header)[-2:]
+        self._file.seek(name_length + extra_length, io.SEEK_CUR)
+        self._left = info.compress_size
+        self._inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+
+    def read(self, size: int = -1) -> bytes:
+        """The next inflated bytes (about ten times a compressed chunk); ``b""`` at the end."""
+        while self._left > 0:
+            raw = self._file.read(min(_BLOCK // 4, self._left))  # XML deflates about tenfold
+            if not raw:
+                break
+            self._left -= len(raw)
+            out = self._inflater.decompress(raw)
+            if out:
+                return out
+        return self._inflater.flush()
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
+
+
+_LOCAL_HEADER = struct.Struct("<4s5H3L2H")  # zip local file header, before name and extra
+
+
+def _member(archive: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo) -> IO[bytes]:
+    """A readable stream of one archive member's uncompressed bytes."""
+    if info.compress_type == zipfile.ZIP_DEFLATED:
+        return _Inflated(path, info)  # type: ignore[return-value]
+    return archive.open(info)
+
+
+class FormulaScan:
+    """The search of one worksheet's XML, one block per :meth:`step`."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+        self._data = b""
+        self._searched = 0  # self._data[:self._searched] has been searched
+        self.found: list[Formula] = []
+        self.done = False
+
+    def step(self) -> None:
+        block = self._stream.read(_BLOCK)
+        data = self._data + block
+        stop = len(data) if not block else max(self._searched, len(data) - _TAIL)
+        self.found.extend(formulas_in(data, self._searched, stop))
+        if not block:
+            self.done = True
+            self._stream.close()
+            return
+        keep = max(0, stop - _CONTEXT)
+        self._data, self._searched = data[keep:], stop - keep
+
+    def finish(self) -> list[Formula]:
+        while not self.done:
+            self.step()
+        return self.found
+
+
+class WorkbookSource:
+    """An .xlsx file. After :meth:`prefetch` at most two tabs are in memory at a time (the
+    one being checked, the one being read). Use as a context manager (or call
+    :meth:`close`) to stop the reading thread."""
+
+    def __init__(self, path: str | Path) -> None:
+        import python_calamine
+
+        self.path = Path(path)
+        self.label = str(path)
+        try:
+            self._book = python_calamine.CalamineWorkbook.from_path(str(self.path))
+        except (OSError, python_calamine.CalamineError) as exc:
+            reason = " ".join(str(exc).split())
+            raise AuditInputError(f"{self.label}: not a readable workbook ({reason})") from None
+        self._order: list[str] = []
+        self._grids: dict[str, Future[list[list[Cell]]]] = {}
+        self._reader: ThreadPoolExecutor | None = None
+        self._archive: zipfile.ZipFile | None = None
+        self._scans: dict[str, FormulaScan] = {}
+        self._xml_paths: dict[str, str] | None = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.shutdown(wait=True, cancel_futures=True)
+            self._reader = None
+        if self._archive is not None:
+            self._archive.close()
+            self._archive = None
+
+    def tabs(self) -> list[str]:
+        return list(self._book.sheet_names)
+
+    def prefetch(self, tabs: Sequence[str]) -> None:
+        """The tabs that will be read, in order: start reading the first."""
+        self._order = list(tabs)
+        self._reader = self._reader or ThreadPoolExecutor(1, thread_name_prefix="audit-read")
+        self._schedule(0)
+
+    def _schedule(self, index: int) -> None:
+        if self._reader is not None and index < len(self._order) and self._order[index] not in self._grids:
+            tab = self._order[index]
+            self._grids[tab] = self._reader.submit(self._load, tab)
+
+    def _load(self, tab: str) -> list[list[Cell]]:
+        return self._book.get_sheet_by_name(tab).to_python(skip_empty_area=False)
+
+    def read(self, tab: str) -> list[list[Cell]]:
+        future = self._grids.pop(tab, None)
+        if future is None:
+            return self._load(tab)
+        if tab in self._order:
+            self._schedule(self._order.index(tab) + 1)
+        while not future.done() and self._scan_ahead():
+            pass
+        return future.result()
+
+    def formulas(self, tab: str) -> list[Formula]:
+        scan = self._scan(tab)
+        return scan.finish() if scan is not None else []
+
+    def _scan_ahead(self) -> bool:
+        """One step of the first unfinished formula search, in reading order; False when
+        every tab has been searched."""
+        for tab in self._order:
+            scan = self._scan(tab)
+            if scan is not None and not scan.done:
+                scan.step()
+                return True
+        return False
+
+    def _scan(self, tab: str) -> FormulaScan | None:
+        if tab not in self._scans:
+            xml_path = self._sheet_xml().get(tab)
+            if xml_path is None:
+                return None
+            if self._archive is None:
+                self._archive = zipfile.ZipFile(self.path)
+            self._scans[tab] = FormulaScan(_member(self._archive, self.path, self._archive.getinfo(xml_path)))
+        return self._scans[tab]
+
+    def _sheet_xml(self) -> dict[str, str]:
+        """Tab name -> path of its XML part (from workbook.xml and its relationships)."""
+        if self._xml_paths is None:
+            self._xml_paths = {}
+            try:
+                with zipfile.ZipFile(self.path) as archive:
+                    book = ElementTree.fromstring(archive.read("xl/workbook.xml"))
+                    rels = ElementTree.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
+            except (KeyError, zipfile.BadZipFile, ElementTree.ParseError):
+                return self._xml_paths  # not an xlsx (xls, ods): formulas cannot be located
+            targets = {r.get("Id"): r.get("Target", "") for r in rels}
+            for element in book.iter():
+                if element.tag.endswith("}sheet") and element.get(_REL_NS) in targets:
+                    target = targets[element.get(_REL_NS)]
+                    path = target.lstrip("/") if target.startswith("/") else str(PurePosixPath("xl") / target)
+                    self._xml_paths[element.get("name", "")] = path
+        return self._xml_paths
