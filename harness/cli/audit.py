@@ -25,15 +25,15 @@ from ._errors import UsageError
 
 
 def command(
-    file: Annotated[Path | None, typer.Argument(metavar="[FILE.xlsx]", help="Workbook to audit.")] = None,
+    file: Annotated[Path | None, typer.Argument(metavar="FILE.xlsx", help="Workbook to audit.")] = None,
     gsheet: Annotated[str | None, typer.Option("--gsheet", help="Audit this Google Sheet (spreadsheet id) instead.")] = None,
     credentials: Annotated[Path | None, typer.Option(
-        "--credentials", help="Service-account key file [default: $GOOGLE_APPLICATION_CREDENTIALS].")] = None,
+        "--credentials", help="Service-account key file (default: $GOOGLE_APPLICATION_CREDENTIALS).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON on stdout.")] = False,
     report: Annotated[Path | None, typer.Option("--report", help="Also write a self-contained HTML report.")] = None,
     tolerance: Annotated[float, typer.Option(help="Largest accepted difference of a recomputed number.")] = 1e-6,
     baseline_model: Annotated[str | None, typer.Option(
-        "--baseline-model", help="Model the uplift is measured against [default: the model of the first run].")] = None,
+        "--baseline-model", help="Model the uplift is measured against (default: the model of the first run).")] = None,
 ) -> None:
     from harness.audit import AuditInputError, audit_google_sheet, audit_workbook
     from harness.audit._html import write_report
