@@ -1,8 +1,6 @@
 """The run as OpenTelemetry spans: one tree, parented from the callback records."""
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 from opentelemetry.sdk.trace import TracerProvider
@@ -11,6 +9,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode
 
 from harness import Harness
+from tests.support.loopback import serving
 
 from . import graphs
 
@@ -144,18 +143,13 @@ def test_spans_are_exported_over_otlp_http_when_the_endpoint_is_set(tmp_path, mo
 
     from harness._telemetry import flush_own_providers
 
-    server = HTTPServer(("127.0.0.1", 0), _OTLPReceiver)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{server.server_port}")
+    with serving(_OTLPReceiver) as url:
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", url)
         h = Harness(store=tmp_path / "runs.db")
         with h.run(workflow="otlp") as run:
             graphs.sequential().invoke({"question": "q"}, run.config)
         h.flush()
         flush_own_providers()
-    finally:
-        server.shutdown()
     names = []
     for path, body in _OTLPReceiver.received:
         assert path == "/v1/traces"

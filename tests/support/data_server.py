@@ -14,8 +14,10 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.loopback import serving
 from urllib.parse import parse_qs, urlsplit
 
 from workflows import SnapshotSources
@@ -181,12 +183,6 @@ def serve_data(snapshots: Mapping[str, Mapping[str, Any]] | None = None) -> Iter
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(Handler) as url:
+        state.url = url
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
