@@ -35,9 +35,6 @@ from .store import Store
 
 logger = logging.getLogger("harness")
 
-_DEFAULTED = ("node", "node_type", "agent_name", "step_number")
-
-
 def _now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
@@ -321,7 +318,6 @@ class Run:
         evaluations = [r.get("overall_score") for r in rows.get("evaluations", []) if r.get("overall_score") is not None]
         tokens = [r["total_tokens"] for r in llm_rows if r.get("total_tokens") is not None]
         run_costs = [r["total_cost"] for r in llm_rows if r.get("total_cost") is not None]
-        root = next((e for e in events if e.kind == "graph"), None)
         row = {
             "run_id": self.run_id,
             "company_name": self.subject,

@@ -22,7 +22,7 @@ from ._crossref import Facts
 from ._model import Aggregates, AuditInputError, GroupSummary, PassAtK, PlotData
 from ._recompute import status_of
 from ._tables import Table
-from ._values import as_number
+from ._values import number_or_none
 
 #: The k of pass@k / pass^k, as far as a company has runs (plus k = n).
 PASS_KS = (1, 2, 3, 5, 10)
@@ -67,15 +67,8 @@ def run_records(runs: Table, facts: Facts,
         cost = None if run in facts.cost_unknown else facts.cost.get(run, 0.0)
         kind = company_type_of(facts.expected_tools.get(run), company_types)
         records.append(RunRecord(run, model, company, kind, evaluation,
-                                 _number(row["credit_score"]), facts.judge.get(run), passed, cost))
+                                 number_or_none(row["credit_score"]), facts.judge.get(run), passed, cost))
     return records
-
-
-def _number(value: object) -> float | None:
-    try:
-        return as_number(value)
-    except ValueError:
-        return None
 
 
 def _stats(values: Iterable[float | None]) -> evaluators.Statistics | None:

@@ -33,7 +33,7 @@ from ..schema import COUNTED_SHEETS
 from ._model import Finding
 from ._recompute import Checker
 from ._tables import Table
-from ._values import as_int, as_number, is_empty, parse_list
+from ._values import as_int, is_empty, number_or_none, parse_list
 
 
 @dataclass(slots=True)
@@ -75,7 +75,7 @@ class Facts:
             if kind == "node" and type(duration) is not str and type(node) is str:
                 self.latency[node].append(duration)
             elif kind == "node" and duration != "" and type(node) is str:
-                number = _number(duration)
+                number = number_or_none(duration)
                 if number is not None:
                     self.latency[node].append(number)
 
@@ -88,7 +88,7 @@ class Facts:
         """Cost per run: the sum of its calls' total_cost; unknown if any call has none (or
         one that is not a cost, which the type check reports)."""
         for run, total in zip(table.column("run_id"), table.column("total_cost")):
-            value = _number(total)
+            value = number_or_none(total)
             if value is None or value < 0:
                 self.cost_unknown.add(run)
             else:
@@ -118,17 +118,10 @@ def check_runs(runs: Table, facts: Facts, tolerance: float) -> Iterator[Finding]
         if assessment is not None:
             for column in ("risk_level", "credit_score", "confidence"):
                 value = assessment.get(column)
-                expected = value.strip() if isinstance(value, str) else _number(value)
+                expected = value.strip() if isinstance(value, str) else number_or_none(value)
                 check.check(i, row, column, expected if not is_empty(value) else None,
                             f"{column} = the run's assessments.{column}", "cross-sheet")
     yield from check.findings
-
-
-def _number(value: Any) -> float | None:
-    try:
-        return as_number(value)
-    except ValueError:
-        return None
 
 
 def check_log_tests(log_tests: Table, facts: Facts, tolerance: float) -> Iterator[Finding]:

@@ -22,6 +22,7 @@ from ._values import (
     as_int,
     as_number,
     is_empty,
+    number_or_none,
     is_truncated,
     parse_json,
     parse_list,
@@ -90,7 +91,7 @@ def _overall(check: Checker, i: int, row: Mapping[str, Any], parts: Sequence[str
         values = [known.get(name, value) for name, value in zip(parts, values)]
     filled = [v for v in values if v is not None]
     if all_required and 0 < len(filled) < len(values):
-        expected = _cell_number(row[column])
+        expected = number_or_none(row[column])
     else:
         try:
             expected = compute(values) if filled else None
@@ -101,13 +102,6 @@ def _overall(check: Checker, i: int, row: Mapping[str, Any], parts: Sequence[str
     if "eval_status" in row:
         check.check(i, row, "eval_status", status_of(expected), f"eval_status = eval_status({column})")
     return expected
-
-
-def _cell_number(value: Any) -> float | None:
-    try:
-        return as_number(value)
-    except ValueError:
-        return None
 
 
 # --- per sheet ------------------------------------------------------------------------------

@@ -46,6 +46,15 @@ def as_number(value: Any) -> float | None:
     raise ValueError(f"not a number: {value!r}")
 
 
+def number_or_none(value: Any) -> float | None:
+    """:func:`as_number`, with text that is not a number read as None (for statistics and
+    expectations, where the cell's own check reports the bad value)."""
+    try:
+        return as_number(value)
+    except ValueError:
+        return None
+
+
 def as_int(value: Any) -> int | None:
     number = as_number(value)
     if number is None:
