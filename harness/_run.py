@@ -113,7 +113,8 @@ class Harness:
         for row in rows:
             full = {"run_id": run_id, "company_name": company, "timestamp": _now_iso(),
                     "generated_by": s.generated_by, **row}
-            complete.append({k: redact.value(v) for k, v in _valid(s.name, full).items()})
+            complete.append(_valid(s.name, full))
+        _rows.redact_rows(complete, redact)  # the same scrub as a run's own rows, JSON cells included
         return self.store.write(s.name, complete)
 
     def verify(self, run_id: str, written: Mapping[str, int] | None = None, *, profile: str | None = None,

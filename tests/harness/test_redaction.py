@@ -57,3 +57,14 @@ def test_secrets_in_prompts_tool_payloads_and_errors_never_reach_rows_or_spans(t
         for secret in ("abcdefghijklmnopqrstuvwxyz0123456789", "abcdefghijklmnopqrstuvwx", "eyJhbGciOiJIUzI1NiJ9",
                        "s3cr3tvalue", "tok-987654321"):
             assert secret not in text
+
+
+def test_rows_appended_to_a_finished_run_are_redacted_inside_json_cells_too(tmp_path):
+    harness = Harness(store=tmp_path / "runs.db")
+    with harness.run(subject="later") as run:
+        graphs.single_node(lambda s: {"log": ["x"]}).invoke({"log": []}, run.config)
+    harness.log(run.run_id, "cross_model_eval", [{"model_results": {"m": {"note": SECRETS["groq"]}},
+                                                  "llm_judge_analysis": SECRETS["bearer"]}])
+    dump = harness.sheets([run.run_id])["cross_model_eval"].to_json()
+    assert REDACTED in dump and "abcdefghijklmnopqrstuvwxyz0123456789" not in dump
+    assert "eyJhbGciOiJIUzI1NiJ9" not in dump
