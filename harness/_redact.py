@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 REDACTED = "[REDACTED]"
 
@@ -25,21 +25,39 @@ def _keep_prefix(match: re.Match[str]) -> str:
     return (match.group(1) or match.group(2) or "") + REDACTED
 
 
+def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
+    """Values of the environment variables whose names say they hold a secret."""
+    env = os.environ if environ is None else environ
+    return [v for k, v in env.items() if k.upper().endswith(_SECRET_ENV_SUFFIXES) and len(v) >= 6]
+
+
+_host_secrets: tuple[dict[bytes, bytes] | None, list[str]] = (None, [])
+
+
+def host_secrets() -> list[str]:
+    """:func:`secret_values` of this process's environment, recomputed only when it changed."""
+    global _host_secrets
+    data = getattr(os.environ, "_data", None)
+    if not isinstance(data, dict):
+        return secret_values()
+    seen, values = _host_secrets
+    if seen != data:
+        values = secret_values()
+        _host_secrets = (dict(data), values)
+    return values
+
+
 class Redactor:
     """Replaces secrets with ``[REDACTED]``.
 
     Besides the key shapes above, the values of environment variables whose names end in
     ``_KEY``, ``_TOKEN``, ``_SECRET`` or ``_PASSWORD`` are replaced wherever they appear.
-    The environment is read when the redactor is built (once per run).
+    The environment is read when the redactor is built (once per run), unless ``secrets``
+    gives those values already (read in the host for a run written by the writer process).
     """
 
-    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
-        env = os.environ if environ is None else environ
-        values = sorted(
-            {v for k, v in env.items() if k.upper().endswith(_SECRET_ENV_SUFFIXES) and len(v) >= 6},
-            key=len,
-            reverse=True,
-        )
+    def __init__(self, environ: Mapping[str, str] | None = None, *, secrets: Sequence[str] | None = None) -> None:
+        values = sorted(set(secret_values(environ) if secrets is None else secrets), key=len, reverse=True)
         self._env = re.compile("|".join(map(re.escape, values))) if values else None
 
     def __call__(self, text: str) -> str:

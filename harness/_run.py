@@ -13,9 +13,7 @@ import os
 import threading
 import time
 import uuid
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timezone
 from typing import Any
 from uuid import UUID
 
@@ -24,20 +22,17 @@ from opentelemetry import trace
 
 from . import _rows
 from ._callback import HarnessCallbackHandler
-from ._redact import Redactor
-from ._rows import RunContext, iso
+from ._redact import Redactor, host_secrets
+from ._record import RunRecord, build_rows, now_iso, valid_row, write_record
 from ._spans import emit_spans
-from ._telemetry import resolve_tracer
+from ._telemetry import resolve_tracer, tracing_enabled
 from ._writer import BackgroundWriter
+from ._writer_process import WriterProcess, process_wanted, writer_process
 from ._verify import PROFILES, total_sheets_logged, verification_status
-from .schema import COUNTED_SHEETS, SHEET_NAMES, sheet as sheet_named
+from .schema import COUNTED_SHEETS, sheet as sheet_named
 from .store import Store
 
 logger = logging.getLogger("harness")
-
-def _now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
-
 
 class Harness:
     """Entry point: opens the store and starts runs.
@@ -59,15 +54,52 @@ class Harness:
         self.tracer_provider = tracer_provider
         self.errors = 0  # harness-internal failures across runs (never raised into the host)
         self._writer = BackgroundWriter() if background else None
+        # A file store is written by the writer process (see ._writer_process) unless
+        # HARNESS_WRITER=thread; an in-memory one only here.
+        self._by_process = background and process_wanted() and str(self.store.path) not in ("", ":memory:")
+        self._sent_to: set[WriterProcess] = set()
 
     def flush(self) -> None:
         """Wait until every finished run has been written to the store (and its spans emitted).
 
-        Runs are written by a background thread when ``background=True`` (the default), so
-        the graph's caller does not pay for it; every method that reads the store calls this.
+        With ``background=True`` (the default) the caller of a run pays only for handing its
+        record on: to the writer process (:mod:`._writer_process`), or, when spans are made or
+        ``HARNESS_WRITER=thread``, to a background thread that emits the spans and writes or
+        forwards the rows. Every method that reads the store calls this first.
         """
         if self._writer is not None:
             self._writer.flush()
+        if self._sent_to:
+            for process in list(self._sent_to):
+                process.sync()  # may hand runs back to the background thread
+            if self._writer is not None:
+                self._writer.flush()
+
+    def _process(self) -> WriterProcess | None:
+        return writer_process() if self._by_process else None
+
+    def _persist(self, record: RunRecord, process: WriterProcess | None = None) -> None:
+        """Store a finished run: through the writer process when there is one, else here."""
+        process = process or self._process()
+        if process is not None:
+            record.secrets = host_secrets()  # the host's environment, as of this run
+            if process.submit(self, record):
+                self._sent_to.add(process)
+                return
+            record.secrets = None
+        self._write_here(record)
+
+    def _write_here(self, record: RunRecord) -> None:
+        before = record.errors
+        write_record(record, self.store)
+        self.errors += record.errors - before
+
+    def _write_later(self, record: RunRecord) -> None:
+        """Write a run the writer process handed back, off the caller's path when possible."""
+        if self._writer is None:
+            self._write_here(record)
+        else:
+            self._writer.submit(lambda: self._write_here(record))
 
     def run(
         self,
@@ -90,6 +122,8 @@ class Harness:
         """A run context (``with`` or ``async with``); pass ``run.config`` to the graph."""
         if profile not in PROFILES:
             raise ValueError(f"unknown profile {profile!r}; profiles are {', '.join(PROFILES)}")
+        if self._by_process:
+            writer_process()  # started now, so that it is ready when the run ends
         return Run(
             self, subject=subject, workflow=workflow, expected_tools=expected_tools,
             reference_trajectory=reference_trajectory, profile=profile, model=model,
@@ -111,9 +145,9 @@ class Harness:
         redact = Redactor()
         complete = []
         for row in rows:
-            full = {"run_id": run_id, "company_name": company, "timestamp": _now_iso(),
+            full = {"run_id": run_id, "company_name": company, "timestamp": now_iso(),
                     "generated_by": s.generated_by, **row}
-            complete.append(_valid(s.name, full))
+            complete.append(valid_row(s.name, full))
         _rows.redact_rows(complete, redact)  # the same scrub as a run's own rows, JSON cells included
         return self.store.write(s.name, complete)
 
@@ -136,13 +170,14 @@ class Harness:
             **{name: counts[name] for name in COUNTED_SHEETS},
             "total_sheets_logged": total_sheets_logged(counts),
             "verification_status": verification_status(counts, required, written),
-            "timestamp": _now_iso(),
+            "timestamp": now_iso(),
             "generated_by": "Us",
             "profile": profile,
             "required_sheets": list(required),
             "written_rows": dict(written) if written is not None else (previous or {}).get("written_rows"),
             "row_key": f"{run_id}:log_tests",
         }
+        _rows.redact_rows([row], Redactor(), _rows.PAYLOAD_COLUMNS)
         self.store.replace("log_tests", [row])
         return row
 
@@ -160,16 +195,6 @@ class Harness:
 
         self.flush()
         return push_google_sheets(self.store, spreadsheet_id, credentials_file=credentials_file, run_ids=run_ids)
-
-
-def _valid(sheet: str, row: Mapping[str, Any]) -> dict[str, Any]:
-    """Keep the schema's columns; an unknown column is logged (never stored under a wrong name)."""
-    s = sheet_named(sheet)
-    allowed = set(s.all_column_names) | {"row_key"}
-    unknown = set(row) - allowed
-    if unknown:
-        logger.error("sheet %s has no column(s) %s; values dropped", sheet, ", ".join(sorted(unknown)))
-    return {k: v for k, v in row.items() if k in allowed}
 
 
 class Run:
@@ -262,7 +287,7 @@ class Run:
     def rows(self, sheet: str) -> list[dict[str, Any]]:
         """The run's rows of ``sheet`` so far (captured and logged), before redaction."""
         sheet_named(sheet)
-        return self._build_rows(time.time_ns(), spans={}).get(sheet, [])
+        return build_rows(self._record(time.time_ns())).get(sheet, [])
 
     # --- finishing ---------------------------------------------------------------------
     def _count_error(self, what: str) -> None:
@@ -270,83 +295,20 @@ class Run:
         self.harness.errors += 1
         logger.warning("harness: %s failed for run %s", what, self.run_id, exc_info=True)
 
-    def _build_rows(self, end_ns: int, spans: Mapping[UUID, tuple[str, str, str | None]]) -> dict[str, list[dict]]:
-        events = self.handler.snapshot()
-        ctx = RunContext(self.run_id, self.subject, self.agent_names, self.node_types, self.phases, spans)
-        tree, rows = _rows.captured_rows(ctx, events)
+    def _record(self, end_ns: int) -> RunRecord:
+        """The run as plain data (events and logged rows are snapshots)."""
         with self._lock:
             logged = list(self._logged)
-        seq: Counter[str] = Counter()
-        for sheet, row, node_id in logged:
-            s = sheet_named(sheet)
-            node = tree.by_id.get(node_id) if node_id else None
-            filled = {"run_id": self.run_id, "company_name": self.subject, "timestamp": _now_iso(),
-                      "generated_by": s.generated_by}
-            if node is not None:
-                filled.update(node=node.name, node_type=_rows.node_type_of(ctx, node),
-                              agent_name=self.agent_names.get(node.name, node.name),
-                              step_number=tree.steps.get(node.id))
-            names = set(s.all_column_names)
-            full = {k: v for k, v in filled.items() if k in names}
-            full.update(row)
-            seq[sheet] += 1
-            full.setdefault("row_key", f"{self.run_id}:{sheet}:{seq[sheet]}")
-            rows.setdefault(sheet, []).append(_valid(sheet, full))
-        if self.expected_tools is not None or self.reference_trajectory is not None:
-            try:
-                from evaluators import generic_run_rows
-
-                extra = generic_run_rows(rows, expected_tools=self.expected_tools,
-                                         reference_trajectory=self.reference_trajectory)
-                for sheet, new_rows in extra.items():
-                    s = sheet_named(sheet)
-                    for i, row in enumerate(new_rows, start=1):
-                        full = {"run_id": self.run_id, "company_name": self.subject, "timestamp": _now_iso(),
-                                "generated_by": s.generated_by, "row_key": f"{self.run_id}:{sheet}:eval:{i}", **row}
-                        rows.setdefault(sheet, []).append(_valid(sheet, full))
-            except Exception:  # noqa: BLE001
-                self._count_error("evaluation")
-        rows["runs"] = [self._runs_row(tree, rows, end_ns, events)]
-        return rows
-
-    def _runs_row(self, tree, rows, end_ns, events) -> dict[str, Any]:
-        llm_rows = rows.get("llm_calls", [])
-        nodes = [e for e in events if e.kind == "node"]
-        last = max(nodes, key=lambda e: (e.end_ns or 0, e.start_ns)) if nodes else None
-        models = Counter(r["model"] for r in llm_rows if r.get("model"))
-        temps = [r["temperature"] for r in llm_rows if r.get("temperature") is not None]
-        tools = list(dict.fromkeys(r["tool_name"] for r in rows.get("tool_calls", [])))
-        evaluations = [r.get("overall_score") for r in rows.get("evaluations", []) if r.get("overall_score") is not None]
-        tokens = [r["total_tokens"] for r in llm_rows if r.get("total_tokens") is not None]
-        run_costs = [r["total_cost"] for r in llm_rows if r.get("total_cost") is not None]
-        row = {
-            "run_id": self.run_id,
-            "company_name": self.subject,
-            "node": last.name if last else None,
-            "agent_name": self.agent_names.get(last.name, last.name) if last else None,
-            "model": self.model or (models.most_common(1)[0][0] if models else None),
-            "temperature": self.temperature if self.temperature is not None else (temps[0] if temps else None),
-            "status": self.status,
-            "started_at": iso(self._start_ns),
-            "completed_at": iso(end_ns),
-            "total_time_ms": (end_ns - self._start_ns) / 1e6,
-            "total_steps": len(nodes),
-            "total_llm_calls": len(llm_rows),
-            "tools_used": tools,
-            "evaluation_score": evaluations[-1] if evaluations else None,
-            "timestamp": iso(end_ns),
-            "generated_by": "Us",
-            "workflow": self.workflow,
-            "batch_id": self.batch_id,
-            "thread_id": (self._user_config.get("configurable") or {}).get("thread_id"),
-            "error": self.error,
-            "total_tokens": sum(tokens) if tokens else None,
-            "total_cost": round(sum(run_costs), 8) if run_costs else None,
-            "harness_errors": self._errors + self.handler.failures,
-            "row_key": f"{self.run_id}:runs",
-        }
-        row.update({k: v for k, v in self.result.items() if k not in ("run_id", "row_key")})
-        return row
+        return RunRecord(
+            run_id=self.run_id, subject=self.subject, workflow=self.workflow, profile=self.profile,
+            required_sheets=self.required_sheets, expected_tools=self.expected_tools,
+            reference_trajectory=self.reference_trajectory, model=self.model, temperature=self.temperature,
+            batch_id=self.batch_id, agent_names=self.agent_names, node_types=self.node_types,
+            phases=self.phases, thread_id=(self._user_config.get("configurable") or {}).get("thread_id"),
+            verify=self.verify, status=self.status, error=self.error, result=dict(self.result),
+            start_ns=self._start_ns, end_ns=end_ns, events=self.handler.snapshot(), logged=logged,
+            errors=self._errors + self.handler.failures,
+        )
 
     def _finish(self, exc: BaseException | None) -> None:
         if self._finished:
@@ -360,81 +322,59 @@ class Run:
 
             self.status = "completed" if is_control_flow(exc) else "failed"
             self.error = describe_error(exc)
-        writer = self.harness._writer
+        harness = self.harness
+        writer = harness._writer
         if writer is None:
             self._write_and_release()
             return
+        try:
+            process = harness._process()
+            if process is not None and not tracing_enabled(harness.tracer_provider):
+                # No spans to make first: the record goes straight to the writer process.
+                record = self._release()
+                harness._persist(record, process)
+                return
+        except Exception:  # noqa: BLE001
+            self._count_error("handing the run to the writer process")
         try:
             writer.submit(self._write_and_release)
         except Exception:  # noqa: BLE001
             self._count_error("queueing the run")
             self._write_and_release()
 
+    def _release(self) -> RunRecord:
+        """The run's record; the handler's per-run state is released."""
+        record = self._record(self._end_ns)
+        self.handler.reset()
+        self._logged = []
+        return record
+
     def _write_and_release(self) -> None:
         try:
-            self._write()
+            record = self._release()
+            self._emit_spans(record)
+            self.harness._persist(record)
         except Exception:  # noqa: BLE001 - the host never sees harness failures
             self._count_error("writing the run")
         finally:
             self.handler.reset()
             self._logged = []
 
-    def _write(self) -> None:
-        redact = Redactor()
-        spans: dict[UUID, tuple[str, str, str | None]] = {}
+    def _emit_spans(self, record: RunRecord) -> None:
+        """Spans are made in the host (where the application's tracer provider lives), before
+        the rows, which carry their ids."""
         try:
             tracer = resolve_tracer(self.harness.tracer_provider)
             if tracer is not None:
-                spans = emit_spans(
-                    tracer, self.handler.snapshot(), run_id=self.run_id, workflow=self.workflow,
-                    redact=redact, end_ns=self._end_ns, outer_span=getattr(self, "_outer_span", None),
+                redact = Redactor(secrets=record.secrets)
+                record.spans = emit_spans(
+                    tracer, record.events, run_id=self.run_id, workflow=self.workflow,
+                    redact=redact, end_ns=record.end_ns, outer_span=getattr(self, "_outer_span", None),
                     run_attrs={"harness.status": self.status, "harness.subject": redact(self.subject or "")},
                 )
         except Exception:  # noqa: BLE001
-            self._count_error("span export")
-        rows = self._build_rows(self._end_ns, spans)
-        root_ids = next(iter(spans.values()), None)
-        if root_ids:
-            rows["runs"][0].update(trace_id=root_ids[0], span_id=root_ids[1])
-        for sheet, sheet_rows in rows.items():
-            _rows.redact_rows(sheet_rows, redact, _rows.PAYLOAD_COLUMNS if sheet in _CAPTURED else None)
-        ordered = {name: rows[name] for name in SHEET_NAMES if rows.get(name)}
-        written = {name: len(sheet_rows) for name, sheet_rows in ordered.items()}
-        stored: dict[str, int] = {}
-        try:
-            with self.store.transaction():  # the run's sheets and its log_tests row: one commit
-                for name, outcome in self.store.write_many(ordered).items():
-                    if isinstance(outcome, Exception):
-                        self._count_error(f"storing {name}: {outcome}")
-                    else:
-                        stored[name] = outcome
-                if self.verify:
-                    try:
-                        self.store.replace("log_tests", [self._log_tests_row(stored, written)])
-                    except Exception:  # noqa: BLE001
-                        self._count_error("log_tests")
-        except Exception:  # noqa: BLE001
-            self._count_error("storing the run")
-
-    def _log_tests_row(self, stored: Mapping[str, int], written: Mapping[str, int]) -> dict[str, Any]:
-        """The run's log_tests row from the rows the store accepted (a new run has no others)."""
-        counts = {name: stored.get(name, 0) for name in COUNTED_SHEETS}
-        return {
-            "run_id": self.run_id,
-            "company_name": self.subject,
-            **counts,
-            "total_sheets_logged": total_sheets_logged(counts),
-            "verification_status": verification_status(counts, self.required_sheets, written),
-            "timestamp": _now_iso(),
-            "generated_by": "Us",
-            "profile": self.profile,
-            "required_sheets": list(self.required_sheets),
-            "written_rows": dict(written),
-            "row_key": f"{self.run_id}:log_tests",
-        }
-
-
-_CAPTURED = frozenset({"langgraph_events", "llm_calls", "tool_calls", "prompts", "runs"})
+            record.count_error("span export")
+            self.harness.errors += 1
 
 
 def _parent_run_id(config: Mapping[str, Any] | None) -> UUID | None:

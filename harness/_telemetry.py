@@ -53,6 +53,11 @@ def resolve_tracer(provider: trace.TracerProvider | None = None) -> trace.Tracer
     return None
 
 
+def tracing_enabled(provider: trace.TracerProvider | None = None) -> bool:
+    """Whether :func:`resolve_tracer` would give a tracer (cheap: made no tracer)."""
+    return provider is not None or _global_provider_set() or bool(os.environ.get(ENV_OTLP_ENDPOINT))
+
+
 def flush_own_providers(timeout_ms: int = 5_000) -> None:
     for provider in list(_own_providers.values()):
         provider.force_flush(timeout_ms)  # type: ignore[attr-defined]

@@ -102,6 +102,7 @@ class Store:
 
     def __init__(self, url: str | os.PathLike[str] | None = None) -> None:
         self.path = resolve_store_path(url)
+        self.absolute_path = self.path.absolute()  # as of opening, whatever the process's cwd becomes
         try:
             if self.path.parent and not self.path.parent.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -71,7 +71,7 @@ def command(
             table.add_row(sheet, *(str(values.get(sheet, 0)) for values in columns.values()))
         console.print(table)
         for line in summary:
-            console.print(line)
+            console.print(line, soft_wrap=True)  # a path stays one line, whatever the width
     finally:
         opened.close()
 

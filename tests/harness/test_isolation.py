@@ -63,7 +63,8 @@ def test_graph_output_is_identical_with_and_without_the_harness_while_the_store_
     harness = Harness(store=tmp_path / "runs.db")
     with sqlite3.connect(tmp_path / "runs.db") as conn:  # break the store under the harness
         for table in ("runs", "langgraph_events", "llm_calls", "tool_calls", "prompts", "log_tests"):
-            conn.execute(f'DROP TABLE "{table}"')
+            conn.execute(f'CREATE TRIGGER "break_{table}" BEFORE INSERT ON "{table}" '
+                         "BEGIN SELECT RAISE(ABORT, 'disk on fire'); END")
     with harness.run(subject="q") as run:
         traced = graphs.sequential().invoke({"question": "q"}, run.config)
     harness.flush()

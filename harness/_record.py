@@ -1,0 +1,210 @@
+"""A finished run as plain data, and how it becomes stored rows.
+
+:class:`RunRecord` is everything the rows of one run are made from: its event records, the
+domain rows its nodes logged, and its settings. It holds no handler, lock or store, so the
+same record is written in the host process or handed whole to the writer process
+(:mod:`._writer_process`); :func:`write_record` is the one place a run becomes rows.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+from uuid import UUID
+
+from . import _rows
+from ._events import Event
+from ._redact import Redactor
+from ._verify import total_sheets_logged, verification_status
+from .schema import COUNTED_SHEETS, SHEET_NAMES, sheet as sheet_named
+from .store import Store
+
+logger = logging.getLogger("harness")
+
+#: Sheets whose rows the harness captured itself: only their payload columns are scrubbed
+#: (the other columns hold ids, names and numbers it made).
+CAPTURED_SHEETS = frozenset({"langgraph_events", "llm_calls", "tool_calls", "prompts", "runs"})
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+@dataclass(slots=True)
+class RunRecord:
+    run_id: str
+    subject: str | None
+    workflow: str | None
+    profile: str
+    required_sheets: list[str]
+    expected_tools: list[str] | None
+    reference_trajectory: list[str] | None
+    model: str | None
+    temperature: float | None
+    batch_id: str | None
+    agent_names: Mapping[str, str]
+    node_types: Mapping[str, str]
+    phases: Mapping[str, str]
+    thread_id: Any
+    verify: bool
+    status: str
+    error: str | None
+    result: dict[str, Any]
+    start_ns: int
+    end_ns: int
+    events: Sequence[Event]
+    logged: Sequence[tuple[str, dict[str, Any], UUID | None]]  # (sheet, row, containing node's id)
+    errors: int = 0  # harness failures so far (callbacks included); grows while writing
+    #: event id -> (trace id, span id, parent span id) of the spans emitted for the run
+    spans: Mapping[UUID, tuple[str, str, str | None]] = field(default_factory=dict)
+    #: values of secret-named environment variables in the host, for the redactor
+    secrets: Sequence[str] | None = None
+
+    def count_error(self, what: str) -> None:
+        self.errors += 1
+        logger.warning("harness: %s failed for run %s", what, self.run_id, exc_info=True)
+
+
+def valid_row(sheet: str, row: Mapping[str, Any]) -> dict[str, Any]:
+    """Keep the schema's columns; an unknown column is logged (never stored under a wrong name)."""
+    s = sheet_named(sheet)
+    allowed = set(s.all_column_names) | {"row_key"}
+    unknown = set(row) - allowed
+    if unknown:
+        logger.error("sheet %s has no column(s) %s; values dropped", sheet, ", ".join(sorted(unknown)))
+    return {k: v for k, v in row.items() if k in allowed}
+
+
+def build_rows(record: RunRecord) -> dict[str, list[dict[str, Any]]]:
+    """The run's rows by sheet, before redaction: captured, logged, evaluated, and ``runs``."""
+    ctx = _rows.RunContext(record.run_id, record.subject, record.agent_names, record.node_types,
+                           record.phases, record.spans)
+    tree, rows = _rows.captured_rows(ctx, record.events)
+    seq: Counter[str] = Counter()
+    for sheet, row, node_id in record.logged:
+        s = sheet_named(sheet)
+        node = tree.by_id.get(node_id) if node_id else None
+        filled = {"run_id": record.run_id, "company_name": record.subject, "timestamp": now_iso(),
+                  "generated_by": s.generated_by}
+        if node is not None:
+            filled.update(node=node.name, node_type=_rows.node_type_of(ctx, node),
+                          agent_name=record.agent_names.get(node.name, node.name),
+                          step_number=tree.steps.get(node.id))
+        names = set(s.all_column_names)
+        full = {k: v for k, v in filled.items() if k in names}
+        full.update(row)
+        seq[sheet] += 1
+        full.setdefault("row_key", f"{record.run_id}:{sheet}:{seq[sheet]}")
+        rows.setdefault(sheet, []).append(valid_row(sheet, full))
+    if record.expected_tools is not None or record.reference_trajectory is not None:
+        try:
+            from evaluators import generic_run_rows
+
+            extra = generic_run_rows(rows, expected_tools=record.expected_tools,
+                                     reference_trajectory=record.reference_trajectory)
+            for sheet, new_rows in extra.items():
+                s = sheet_named(sheet)
+                for i, row in enumerate(new_rows, start=1):
+                    full = {"run_id": record.run_id, "company_name": record.subject, "timestamp": now_iso(),
+                            "generated_by": s.generated_by, "row_key": f"{record.run_id}:{sheet}:eval:{i}", **row}
+                    rows.setdefault(sheet, []).append(valid_row(sheet, full))
+        except Exception:  # noqa: BLE001
+            record.count_error("evaluation")
+    rows["runs"] = [_runs_row(record, rows)]
+    return rows
+
+
+def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    llm_rows = rows.get("llm_calls", [])
+    nodes = [e for e in record.events if e.kind == "node"]
+    last = max(nodes, key=lambda e: (e.end_ns or 0, e.start_ns)) if nodes else None
+    models = Counter(r["model"] for r in llm_rows if r.get("model"))
+    temps = [r["temperature"] for r in llm_rows if r.get("temperature") is not None]
+    tools = list(dict.fromkeys(r["tool_name"] for r in rows.get("tool_calls", [])))
+    evaluations = [r.get("overall_score") for r in rows.get("evaluations", []) if r.get("overall_score") is not None]
+    tokens = [r["total_tokens"] for r in llm_rows if r.get("total_tokens") is not None]
+    run_costs = [r["total_cost"] for r in llm_rows if r.get("total_cost") is not None]
+    end_ns = record.end_ns
+    root = next(iter(record.spans.values()), None)
+    row = {
+        "run_id": record.run_id,
+        "company_name": record.subject,
+        "node": last.name if last else None,
+        "agent_name": record.agent_names.get(last.name, last.name) if last else None,
+        "model": record.model or (models.most_common(1)[0][0] if models else None),
+        "temperature": record.temperature if record.temperature is not None else (temps[0] if temps else None),
+        "status": record.status,
+        "started_at": _rows.iso(record.start_ns),
+        "completed_at": _rows.iso(end_ns),
+        "total_time_ms": (end_ns - record.start_ns) / 1e6,
+        "total_steps": len(nodes),
+        "total_llm_calls": len(llm_rows),
+        "tools_used": tools,
+        "evaluation_score": evaluations[-1] if evaluations else None,
+        "timestamp": _rows.iso(end_ns),
+        "generated_by": "Us",
+        "workflow": record.workflow,
+        "batch_id": record.batch_id,
+        "thread_id": record.thread_id,
+        "error": record.error,
+        "total_tokens": sum(tokens) if tokens else None,
+        "total_cost": round(sum(run_costs), 8) if run_costs else None,
+        "harness_errors": record.errors,
+        "row_key": f"{record.run_id}:runs",
+    }
+    if root:
+        row.update(trace_id=root[0], span_id=root[1])
+    row.update({k: v for k, v in record.result.items() if k not in ("run_id", "row_key")})
+    return row
+
+
+def write_record(record: RunRecord, store: Store) -> None:
+    """Build, scrub and store the run's rows and its ``log_tests`` row in one transaction.
+
+    Never raises: every failure is logged and counted in ``record.errors``.
+    """
+    try:
+        redact = Redactor(secrets=record.secrets)
+        rows = build_rows(record)
+        for sheet, sheet_rows in rows.items():
+            _rows.redact_rows(sheet_rows, redact, _rows.PAYLOAD_COLUMNS if sheet in CAPTURED_SHEETS else None)
+        ordered = {name: rows[name] for name in SHEET_NAMES if rows.get(name)}
+        written = {name: len(sheet_rows) for name, sheet_rows in ordered.items()}
+        stored: dict[str, int] = {}
+        with store.transaction():  # the run's sheets and its log_tests row: one commit
+            for name, outcome in store.write_many(ordered).items():
+                if isinstance(outcome, Exception):
+                    record.count_error(f"storing {name}: {outcome}")
+                else:
+                    stored[name] = outcome
+            if record.verify:
+                try:
+                    row = log_tests_row(record, stored, written)
+                    _rows.redact_rows([row], redact, _rows.PAYLOAD_COLUMNS)
+                    store.replace("log_tests", [row])
+                except Exception:  # noqa: BLE001
+                    record.count_error("log_tests")
+    except Exception:  # noqa: BLE001 - the host never sees harness failures
+        record.count_error("storing the run")
+
+
+def log_tests_row(record: RunRecord, stored: Mapping[str, int], written: Mapping[str, int]) -> dict[str, Any]:
+    """The run's log_tests row from the rows the store accepted (a new run has no others)."""
+    counts = {name: stored.get(name, 0) for name in COUNTED_SHEETS}
+    return {
+        "run_id": record.run_id,
+        "company_name": record.subject,
+        **counts,
+        "total_sheets_logged": total_sheets_logged(counts),
+        "verification_status": verification_status(counts, record.required_sheets, written),
+        "timestamp": now_iso(),
+        "generated_by": "Us",
+        "profile": record.profile,
+        "required_sheets": list(record.required_sheets),
+        "written_rows": dict(written),
+        "row_key": f"{record.run_id}:log_tests",
+    }

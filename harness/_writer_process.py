@@ -1,0 +1,352 @@
+"""The writer process: finished runs are turned into rows and stored by a second Python
+process, so building and writing rows takes neither CPU time nor the GIL from the host.
+
+One writer process per host process, shared by every :class:`~harness.Harness` whose store
+is a file, started on first use. The host sends each finished :class:`RunRecord` down a
+pipe (a pickle of plain data: payload objects of the host's own types travel as their JSON
+form, which is all the rows keep of them) and keeps it until the writer process
+acknowledges it. Nothing is lost when the writer process cannot help: a record that does
+not pickle, that it cannot read, or that is outstanding when it dies is written in the host
+instead (rows have idempotent keys, so a half-written run is completed, never doubled); a
+writer process that stops answering is killed and replaced by writing in the host.
+
+Frames, both ways, are ``kind (1 byte), sequence number, length`` then ``length`` bytes:
+``R`` a record, ``S`` a sync marker; answers ``A`` written (length = harness errors met),
+``L`` write it in the host, ``S`` every frame before the marker is done.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import io
+import logging
+import os
+import pickle
+import select
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, BinaryIO
+from uuid import UUID
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: the pipe keeps its default size
+    fcntl = None  # type: ignore[assignment]
+
+from ._encode import jsonable
+from ._record import RunRecord, write_record
+
+if TYPE_CHECKING:
+    from ._run import Harness
+
+logger = logging.getLogger("harness")
+
+ENV_WRITER = "HARNESS_WRITER"
+FRAME = struct.Struct("!cQI")
+MAX_PENDING = 1_000  # records sent but not yet acknowledged; the host waits beyond this
+STALL_SECONDS = 120.0  # a writer process silent this long with work outstanding is replaced
+MAX_FRAME_BYTES = (1 << 32) - 1  # a record pickled larger than this is written in the host
+PIPE_BYTES = 1 << 20  # asked of the kernel for the pipe to the writer process
+_OPEN_STORES = 8
+
+# Types whose pickles the writer process can always read: the libraries the events come
+# from and the standard types they hold. Any other object in a payload (the application's
+# own classes, which the writer process may be unable to import) is sent as its JSON form.
+_NATIVE_MODULES = ("builtins", "langchain_core", "langgraph", "harness", "uuid", "datetime", "decimal",
+                   "collections", "pydantic", "pydantic_core", "copyreg")
+_native: dict[type, bool] = {}
+
+
+def _is_native(cls: type) -> bool:
+    try:
+        return _native[cls]
+    except KeyError:
+        module = getattr(cls, "__module__", None) or ""
+        native = _native[cls] = module.split(".", 1)[0] in _NATIVE_MODULES
+        return native
+
+
+def _as_is(value: Any) -> Any:
+    return value
+
+
+def _uuid(number: int) -> UUID:
+    return UUID(int=number)
+
+
+class _RecordPickler(pickle.Pickler):
+    def reducer_override(self, obj: Any) -> Any:
+        cls = type(obj)
+        if cls is UUID:  # a run has dozens; their default pickling goes through Python twice
+            return _uuid, (obj.int,)
+        if _is_native(cls) or isinstance(obj, type):
+            return NotImplemented
+        try:
+            return _as_is, (jsonable(obj),)
+        except Exception:  # noqa: BLE001 - the rows would keep only its text anyway
+            return _as_is, (repr(obj),)
+
+
+def dumps(value: Any) -> bytes:
+    buffer = io.BytesIO()
+    _RecordPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+    return buffer.getvalue()
+
+
+class WriterProcess:
+    """The host's side of the writer process.
+
+    Nothing here waits on the writer process in the ordinary course, and no host thread is
+    woken by it: the pipe ends are non-blocking, a frame the pipe cannot take yet stays in an
+    outbox, and answers are read whenever the host sends or syncs. So a run's caller pays for
+    pickling its record and one ``write``, never for a thread switch.
+    """
+
+    def __init__(self) -> None:
+        env = dict(os.environ)
+        # The host's import path, so the writer process imports the same harness and can
+        # read pickles of any library type the host used.
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        self.owner_pid = os.getpid()
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "harness._writer_main"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True,
+        )
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._to, self._from = self._proc.stdin.fileno(), self._proc.stdout.fileno()
+        os.set_blocking(self._to, False)
+        os.set_blocking(self._from, False)
+        with contextlib.suppress(OSError, AttributeError):  # AttributeError: not Linux
+            fcntl.fcntl(self._to, fcntl.F_SETPIPE_SZ, PIPE_BYTES)  # type: ignore[union-attr]
+        self._lock = threading.RLock()
+        self._outbox = bytearray()
+        self._inbox = bytearray()
+        self._pending: dict[int, tuple[RunRecord, Harness]] = {}
+        self._returned: list[tuple[RunRecord, Harness]] = []  # to be written in the host
+        self._seq = 0
+        self._synced = 0
+        self._last_answer = time.monotonic()
+        self.alive = True
+
+    # --- host side --------------------------------------------------------------------
+    def submit(self, harness: Harness, record: RunRecord) -> bool:
+        """Send the record; False when the writer process cannot take it (write it here)."""
+        if not self.alive:
+            return False
+        try:
+            payload = dumps((str(harness.store.absolute_path), record))
+        except Exception:  # noqa: BLE001 - an unpicklable payload: written in the host
+            logger.debug("run %s is written in the host: its record does not pickle", record.run_id, exc_info=True)
+            return False
+        if len(payload) > MAX_FRAME_BYTES:
+            return False
+        with self._lock:
+            if not self.alive:
+                return False
+            self._seq += 1
+            self._pending[self._seq] = (record, harness)
+            self._outbox += FRAME.pack(b"R", self._seq, len(payload))
+            self._outbox += payload
+            self._pump()
+            if len(self._pending) >= MAX_PENDING:  # the writer process is behind: wait for it
+                self._wait(lambda: len(self._pending) < MAX_PENDING)
+        self._hand_back()
+        return True
+
+    def sync(self) -> None:
+        """Return when every record sent so far is written (records handed back to the host
+        are queued on their harness's background writer)."""
+        with self._lock:
+            if self.alive:
+                self._seq += 1
+                seq = self._seq
+                self._outbox += FRAME.pack(b"S", seq, 0)
+                self._wait(lambda: self._synced >= seq)
+        self._hand_back()
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Let the writer process finish what it has and exit (at interpreter exit)."""
+        if self.owner_pid != os.getpid():
+            return
+        with self._lock:
+            if self.alive:
+                self._seq += 1
+                seq = self._seq
+                self._outbox += FRAME.pack(b"S", seq, 0)
+                self._wait(lambda: self._synced >= seq, give_up_after=timeout)
+            self.alive = False
+            returned, self._returned = self._returned + list(self._pending.values()), []
+            self._pending.clear()
+        for record, harness in returned:  # at exit: written here and now
+            harness._write_here(record)
+        with contextlib.suppress(OSError):
+            self._proc.stdin.close()  # type: ignore[union-attr]
+        try:
+            self._proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+
+    # --- under the lock ---------------------------------------------------------------
+    def _pump(self) -> None:
+        """Write what the pipe takes; read and act on the answers that have arrived."""
+        try:
+            while self._outbox:
+                written = os.write(self._to, self._outbox)
+                del self._outbox[:written]
+        except BlockingIOError:
+            pass
+        except OSError:
+            self._ended()
+            return
+        try:
+            while True:
+                chunk = os.read(self._from, 1 << 16)
+                if not chunk:
+                    self._ended()
+                    return
+                self._inbox += chunk
+        except BlockingIOError:
+            pass
+        except OSError:
+            self._ended()
+            return
+        offset = 0
+        while len(self._inbox) - offset >= FRAME.size:
+            kind, seq, value = FRAME.unpack_from(self._inbox, offset)
+            offset += FRAME.size
+            self._last_answer = time.monotonic()
+            if kind == b"S":
+                self._synced = seq
+                continue
+            record, harness = self._pending.pop(seq, (None, None))
+            if harness is None:
+                continue
+            if kind == b"A":
+                harness.errors += value
+            else:  # "L": the writer process could not read it
+                self._returned.append((record, harness))
+        del self._inbox[:offset]
+
+    def _wait(self, done: Callable[[], bool], give_up_after: float = STALL_SECONDS) -> None:
+        self._last_answer = time.monotonic()
+        while self.alive and not done():
+            self._pump()
+            if not self.alive or done():
+                return
+            with contextlib.suppress(OSError, ValueError):
+                select.select([self._from], [self._to] if self._outbox else [], [], 0.5)
+            if time.monotonic() - self._last_answer > give_up_after:
+                logger.warning("harness writer process stopped answering; writing its runs in the host")
+                self._proc.kill()
+                self._ended()
+
+    def _ended(self) -> None:
+        """The writer process is gone: everything it held is written in the host instead."""
+        if not self.alive:
+            return
+        self.alive = False
+        outstanding = list(self._pending.values())
+        self._pending.clear()
+        self._outbox.clear()
+        if outstanding:
+            logger.warning("harness writer process ended with %d run(s) unwritten; writing them in the host",
+                           len(outstanding))
+        self._returned.extend(outstanding)
+        with contextlib.suppress(Exception):
+            self._proc.kill()
+
+    # --- outside the lock -------------------------------------------------------------
+    def _hand_back(self) -> None:
+        if not self._returned:
+            return
+        with self._lock:
+            returned, self._returned = self._returned, []
+        for record, harness in returned:
+            harness._write_later(record)
+
+
+MAX_STARTS = 3  # writer processes started per host process; after that, runs are written here
+
+_lock = threading.Lock()
+_current: WriterProcess | None = None
+_starts = 0
+
+
+def process_wanted() -> bool:
+    """False when ``HARNESS_WRITER=thread`` asks for runs to be written in the host."""
+    return os.environ.get(ENV_WRITER, "").strip().lower() != "thread"
+
+
+def writer_process() -> WriterProcess | None:
+    """The host's writer process (started now if needed), or None when no writer process
+    could be started (runs are then written in the host)."""
+    global _current, _starts
+    current = _current
+    if current is not None and current.alive and current.owner_pid == os.getpid():
+        return current
+    with _lock:
+        if _current is not None and _current.owner_pid != os.getpid():  # a forked host
+            _current, _starts = None, 0
+        if _current is not None and _current.alive:
+            return _current
+        if _starts >= MAX_STARTS or not sys.executable:
+            return None
+        _starts += 1
+        try:
+            _current = WriterProcess()
+        except Exception:  # noqa: BLE001
+            _current = None
+            _starts = MAX_STARTS
+            logger.warning("harness writer process could not start; runs are written in the host", exc_info=True)
+            return None
+        atexit.register(_current.close)
+        return _current
+
+
+# --- the writer process itself -----------------------------------------------------------
+
+def _read_exactly(stream: BinaryIO, size: int) -> bytes:
+    return stream.read(size) if size else b""
+
+
+def main() -> None:
+    from .store import Store
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the host decides when to stop (stdin closes)
+    answers = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)  # anything printed by a library goes to stderr, never into the answers
+    requests = sys.stdin.buffer
+    stores: OrderedDict[str, Store] = OrderedDict()
+    while True:
+        header = _read_exactly(requests, FRAME.size)
+        if len(header) < FRAME.size:
+            return
+        kind, seq, length = FRAME.unpack(header)
+        payload = _read_exactly(requests, length)
+        if kind == b"S":
+            answers.write(FRAME.pack(b"S", seq, 0))
+            continue
+        try:
+            path, record = pickle.loads(payload)
+            before = record.errors
+        except Exception:  # noqa: BLE001 - the host writes it
+            logger.debug("cannot read a run record; the host writes it", exc_info=True)
+            answers.write(FRAME.pack(b"L", seq, 0))
+            continue
+        try:
+            store = stores.pop(path, None) or Store(path)
+            stores[path] = store
+            while len(stores) > _OPEN_STORES:
+                stores.popitem(last=False)[1].close()
+            write_record(record, store)
+        except Exception:  # noqa: BLE001
+            record.count_error("opening the store")
+        answers.write(FRAME.pack(b"A", seq, record.errors - before))
+

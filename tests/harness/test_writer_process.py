@@ -1,0 +1,113 @@
+"""The writer process: rows it writes equal rows written in the host, and nothing is lost
+when it cannot help (it dies, it cannot read a record, it is turned off)."""
+
+import dataclasses
+import os
+import signal
+
+import pytest
+
+from harness import REDACTED, Harness, Store
+from harness import _writer_process
+
+from . import graphs
+from .test_isolation import normalised
+
+
+@pytest.fixture
+def own_writer_process(monkeypatch):
+    """A writer process of the test's own (the session's shared one is left alone)."""
+    monkeypatch.setattr(_writer_process, "_current", None)
+    monkeypatch.setattr(_writer_process, "_starts", 0)
+    yield
+    process = _writer_process._current
+    if process is not None:
+        process.close()
+
+
+@dataclasses.dataclass
+class Finding:
+    """An application type: the writer process may not be able to import it."""
+
+    label: str
+    score: float
+
+
+def run_with_payload(harness, payload, subject="payload"):
+    def node(state, config):
+        graphs.lookup.invoke({"query": "facts"}, config)
+        return {"log": [payload]}
+
+    with harness.run(subject=subject) as run:
+        graphs.single_node(node).invoke({"log": []}, run.config)
+    return run.run_id
+
+
+def test_a_run_is_written_by_a_second_process_and_readable_from_any_connection(tmp_path, own_writer_process):
+    harness = Harness(store=tmp_path / "runs.db")
+    with harness.run(subject="acme") as run:
+        graphs.sequential().invoke({"question": "q"}, run.config)
+    process = _writer_process.writer_process()
+    assert process is not None and process._proc.pid != os.getpid()
+    harness.flush()
+    assert harness.errors == 0
+    assert Store(tmp_path / "runs.db").count("langgraph_events", run.run_id) == 14
+    assert list(harness.sheets([run.run_id])["log_tests"].verification_status) == ["pass"]
+
+
+def test_rows_from_the_writer_process_equal_rows_written_in_the_host(tmp_path, own_writer_process, monkeypatch):
+    payload = Finding("liquidity", 0.5)
+    by_process = Harness(store=tmp_path / "process.db")
+    process_run = run_with_payload(by_process, payload)
+    monkeypatch.setenv("HARNESS_WRITER", "thread")
+    by_thread = Harness(store=tmp_path / "thread.db")
+    thread_run = run_with_payload(by_thread, payload)
+    assert by_thread._sent_to == set() and by_process._sent_to
+    assert normalised(by_process, process_run) == normalised(by_thread, thread_run)
+    events = by_process.sheets([process_run])["langgraph_events"]
+    assert events.output_preview.str.contains('"label":"liquidity"').any()  # the type's JSON form
+
+
+def test_a_record_the_writer_process_cannot_read_is_written_in_the_host(tmp_path, own_writer_process):
+    unreadable = type("Unreadable", (), {"__module__": "harness.not_a_module", "__repr__": lambda self: "<u>"})
+    harness = Harness(store=tmp_path / "runs.db")
+    run_id = run_with_payload(harness, unreadable())
+    harness.flush()
+    assert harness.errors == 0
+    assert harness.store.count("tool_calls", run_id) == 1
+    assert harness.store.count("runs", run_id) == 1
+
+
+def test_runs_outstanding_when_the_writer_process_dies_are_written_in_the_host_exactly_once(
+        tmp_path, own_writer_process):
+    harness = Harness(store=tmp_path / "runs.db")
+    first = run_with_payload(harness, "before")
+    harness.flush()
+    process = _writer_process.writer_process()
+    os.kill(process._proc.pid, signal.SIGKILL)
+    process._proc.wait()
+    after = [run_with_payload(harness, f"after {i}") for i in range(5)]
+    harness.flush()
+    for run_id in [first, *after]:
+        assert harness.store.count("runs", run_id) == 1
+        assert harness.store.count("langgraph_events", run_id) == 6
+    replacement = _writer_process.writer_process()
+    assert replacement is not None and replacement is not process and replacement.alive
+
+
+def test_with_harness_writer_thread_no_writer_process_is_started(tmp_path, own_writer_process, monkeypatch):
+    monkeypatch.setenv("HARNESS_WRITER", "thread")
+    harness = Harness(store=tmp_path / "runs.db")
+    run_id = run_with_payload(harness, "x")
+    assert _writer_process._current is None and harness._sent_to == set()
+    assert harness.sheets([run_id])["runs"].shape[0] == 1
+
+
+def test_a_secret_put_in_the_environment_after_the_writer_process_started_is_redacted(
+        tmp_path, own_writer_process, monkeypatch):
+    harness = Harness(store=tmp_path / "runs.db")
+    run_with_payload(harness, "warm-up")  # the writer process is running from here on
+    monkeypatch.setenv("LATE_SERVICE_TOKEN", "late-s3cr3t-value")
+    run_id = run_with_payload(harness, "use late-s3cr3t-value", subject="late-s3cr3t-value")
+    dump = "".join(frame.to_json() for frame in harness.sheets([run_id]).values())
+    assert REDACTED in dump and "late-s3cr3t-value" not in dump
