@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
 import io
 import logging
 import os
@@ -40,7 +41,10 @@ try:
 except ImportError:  # not POSIX: the pipe keeps its default size
     fcntl = None  # type: ignore[assignment]
 
+from langchain_core.outputs import ChatGeneration, LLMResult
+
 from ._encode import jsonable
+from ._events import Event
 from ._record import RunRecord, write_record
 
 if TYPE_CHECKING:
@@ -52,6 +56,7 @@ ENV_WRITER = "HARNESS_WRITER"
 FRAME = struct.Struct("!cQI")
 MAX_PENDING = 1_000  # records sent but not yet acknowledged; the host waits beyond this
 STALL_SECONDS = 120.0  # a writer process silent this long with work outstanding is replaced
+_BOOT = "import sys; sys.path.extend(sys.argv[1:]); from harness._writer_process import main; main()"
 MAX_FRAME_BYTES = (1 << 32) - 1  # a record pickled larger than this is written in the host
 PIPE_BYTES = 1 << 20  # asked of the kernel for the pipe to the writer process
 _OPEN_STORES = 8
@@ -62,6 +67,7 @@ _OPEN_STORES = 8
 _NATIVE_MODULES = ("builtins", "langchain_core", "langgraph", "harness", "uuid", "datetime", "decimal",
                    "collections", "pydantic", "pydantic_core", "copyreg")
 _native: dict[type, bool] = {}
+_EVENT_FIELDS = tuple(f.name for f in dataclasses.fields(Event))
 
 
 def _is_native(cls: type) -> bool:
@@ -81,11 +87,27 @@ def _uuid(number: int) -> UUID:
     return UUID(int=number)
 
 
+def _llm_result(generations: Any, llm_output: Any) -> LLMResult:
+    return LLMResult(generations=generations, llm_output=llm_output)
+
+
+def _chat_generation(message: Any, generation_info: Any) -> ChatGeneration:
+    return ChatGeneration(message=message, generation_info=generation_info)
+
+
 class _RecordPickler(pickle.Pickler):
     def reducer_override(self, obj: Any) -> Any:
+        # The objects every run has many of go as their few fields, not through their
+        # generic (pydantic, copyreg) pickling: the caller pays for this part.
         cls = type(obj)
-        if cls is UUID:  # a run has dozens; their default pickling goes through Python twice
+        if cls is UUID:
             return _uuid, (obj.int,)
+        if cls is Event:
+            return Event, tuple(getattr(obj, name) for name in _EVENT_FIELDS)
+        if cls is ChatGeneration:
+            return _chat_generation, (obj.message, obj.generation_info)
+        if cls is LLMResult:
+            return _llm_result, (obj.generations, obj.llm_output)
         if _is_native(cls) or isinstance(obj, type):
             return NotImplemented
         try:
@@ -110,14 +132,13 @@ class WriterProcess:
     """
 
     def __init__(self) -> None:
-        env = dict(os.environ)
-        # The host's import path, so the writer process imports the same harness and can
-        # read pickles of any library type the host used.
-        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         self.owner_pid = os.getpid()
+        # Isolated mode (no current directory or PYTHONPATH in front of the standard library:
+        # an application's own types.py or queue.py cannot shadow it there), then the host's
+        # import path appended, so the same harness and libraries are found.
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "harness._writer_main"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True,
+            [sys.executable, "-I", "-c", _BOOT, *(p for p in sys.path if p)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True,
         )
         assert self._proc.stdin is not None and self._proc.stdout is not None
         self._to, self._from = self._proc.stdin.fileno(), self._proc.stdout.fileno()

@@ -69,15 +69,19 @@ _ENCODERS = {
 }
 
 
+#: The type a value of each kind is stored as: a value already of that type is stored as it is.
+_STORED_TYPES = {"json": str, "int": int, "float": float, "datetime": str, "text": str}
+
+
 @functools.cache
-def _plan(name: str) -> tuple[frozenset[str], tuple[tuple[str, Any], ...], str]:
+def _plan(name: str) -> tuple[frozenset[str], tuple[tuple[str, type, Any], ...], str]:
     """Per sheet, once: the allowed keys, the column encoders and the INSERT statement."""
     s = sheet_named(name)
     cols = ", ".join(f'"{n}"' for n in s.all_column_names)
     marks = ", ".join("?" * (len(s.all_column_names) + 1))
     return (
         frozenset(s.all_column_names) | {ROW_KEY},
-        tuple((c.name, _ENCODERS[c.kind]) for c in s.all_columns),
+        tuple((c.name, _STORED_TYPES[c.kind], _ENCODERS[c.kind]) for c in s.all_columns),
         f'INSERT OR IGNORE INTO "{s.name}" ({ROW_KEY}, {cols}) VALUES ({marks})',
     )
 
@@ -181,7 +185,8 @@ class Store:
                 raise StoreError(f"sheet {s.name!r} has no column(s) {', '.join(sorted(unknown))}")
             key = row.get(ROW_KEY) or content_key(s.name, row)
             get = row.get
-            batch.append((key, *[None if (v := get(n)) is None else enc(v) for n, enc in encoders]))
+            batch.append((key, *[v if (v := get(n)) is None or v.__class__ is stored else enc(v)
+                                 for n, stored, enc in encoders]))
         if not batch:
             return 0
         before = self._conn.total_changes

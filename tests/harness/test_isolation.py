@@ -4,7 +4,6 @@ import asyncio
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 
-import pytest
 
 from harness import Harness
 

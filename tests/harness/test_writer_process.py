@@ -111,3 +111,17 @@ def test_a_secret_put_in_the_environment_after_the_writer_process_started_is_red
     run_id = run_with_payload(harness, "use late-s3cr3t-value", subject="late-s3cr3t-value")
     dump = "".join(frame.to_json() for frame in harness.sheets([run_id]).values())
     assert REDACTED in dump and "late-s3cr3t-value" not in dump
+
+
+def test_an_application_module_named_like_the_standard_library_does_not_reach_the_writer_process(
+        tmp_path, own_writer_process, monkeypatch):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "queue.py").write_text("raise ImportError('the application queue, not the standard one')\n")
+    monkeypatch.syspath_prepend(str(project))
+    harness = Harness(store=tmp_path / "runs.db")
+    run_id = run_with_payload(harness, "x")
+    harness.flush()
+    process = _writer_process.writer_process()
+    assert process is not None and process.alive and process in harness._sent_to
+    assert harness.store.count("runs", run_id) == 1
