@@ -14,10 +14,9 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-import pandas as pd
 from opentelemetry import trace
 
 from . import _rows
@@ -27,10 +26,13 @@ from ._record import RunRecord, build_rows, now_iso, valid_row, write_record
 from ._spans import emit_spans
 from ._telemetry import resolve_tracer, tracing_enabled
 from ._writer import BackgroundWriter
-from ._writer_process import WriterProcess, process_wanted, writer_process
+from ._writer_process import ENV_WRITER, WRITERS, WriterProcess, writer_process
 from ._verify import PROFILES, total_sheets_logged, verification_status
 from .schema import COUNTED_SHEETS, sheet as sheet_named
 from .store import Store
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 logger = logging.getLogger("harness")
 
@@ -40,7 +42,11 @@ class Harness:
     ``store`` is a path, a ``sqlite:///`` URL or a :class:`Store`; default ``$HARNESS_STORE``
     or ``./harness.db``. ``tracer_provider`` overrides where spans go (default: the global
     provider if the application set one, else OTLP/HTTP if ``OTEL_EXPORTER_OTLP_ENDPOINT``
-    is set, else no spans).
+    is set, else no spans). ``writer`` says who writes finished runs to the store (default
+    ``$HARNESS_WRITER``, else ``process``): ``process``, a second Python process, so the host
+    spends only the pickling of a run's record (the choice for a long-lived host); ``thread``,
+    a background thread of the host (no process to start: the choice for one-shot commands);
+    ``inline``, the caller, as the run ends.
     """
 
     def __init__(
@@ -48,24 +54,28 @@ class Harness:
         store: str | os.PathLike[str] | Store | None = None,
         *,
         tracer_provider: trace.TracerProvider | None = None,
-        background: bool = True,
+        writer: str | None = None,
     ) -> None:
+        writer = (writer or os.environ.get(ENV_WRITER) or "process").strip().lower()
+        if writer not in WRITERS:
+            raise ValueError(f"writer must be one of {', '.join(WRITERS)}, not {writer!r} (argument or ${ENV_WRITER})")
         self.store = store if isinstance(store, Store) else Store(store)
         self.tracer_provider = tracer_provider
         self.errors = 0  # harness-internal failures across runs (never raised into the host)
-        self._writer = BackgroundWriter() if background else None
-        # A file store is written by the writer process (see ._writer_process) unless
-        # HARNESS_WRITER=thread; an in-memory one only here.
-        self._by_process = background and process_wanted() and str(self.store.path) not in ("", ":memory:")
+        self.writer = writer
+        self._writer = BackgroundWriter() if writer != "inline" else None
+        # A file store is written by the writer process (see ._writer_process); an in-memory
+        # one only in this process.
+        self._by_process = writer == "process" and str(self.store.path) not in ("", ":memory:")
         self._sent_to: set[WriterProcess] = set()
 
     def flush(self) -> None:
         """Wait until every finished run has been written to the store (and its spans emitted).
 
-        With ``background=True`` (the default) the caller of a run pays only for handing its
-        record on: to the writer process (:mod:`._writer_process`), or, when spans are made or
-        ``HARNESS_WRITER=thread``, to a background thread that emits the spans and writes or
-        forwards the rows. Every method that reads the store calls this first.
+        Unless ``writer="inline"``, the caller of a run pays only for handing its record on: to
+        the writer process (:mod:`._writer_process`), or, when spans are to be made or with
+        ``writer="thread"``, to a background thread that emits the spans and writes or forwards
+        the rows. Every method that reads the store calls this first.
         """
         if self._writer is not None:
             self._writer.flush()

@@ -1,11 +1,12 @@
-"""The background writer: turns finished runs into rows, spans and store writes off the
-host's hot path.
+"""The background writer: a thread that takes finished runs off the caller's path.
 
-One daemon thread per :class:`~harness.Harness`, started on first use. ``Run.__exit__`` only
-queues the finished run; anything that reads the store through the harness
-(``sheets``, ``export_*``, ``log``, ``verify``) first waits for the queue to drain
-(:meth:`flush`), and so does interpreter exit. The queue is bounded: a host producing runs
-faster than they can be written is slowed down, never made to lose rows.
+One daemon thread per :class:`~harness.Harness`, started on first use. It emits a run's
+spans and then writes its rows (``writer="thread"``) or forwards its record to the writer
+process (:mod:`._writer_process`); it also writes the runs the writer process hands back.
+Anything that reads the store through the harness (``sheets``, ``export_*``, ``log``,
+``verify``) first waits for the queue to drain (:meth:`flush`), and so does interpreter exit.
+The queue is bounded: a host producing runs faster than they can be written is slowed down,
+never made to lose rows.
 """
 
 from __future__ import annotations

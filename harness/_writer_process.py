@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger("harness")
 
 ENV_WRITER = "HARNESS_WRITER"
+WRITERS = ("process", "thread", "inline")  # who writes finished runs (see harness.Harness)
 FRAME = struct.Struct("!cQI")
 MAX_PENDING = 1_000  # records sent but not yet acknowledged; the host waits beyond this
 STALL_SECONDS = 120.0  # a writer process silent this long with work outstanding is replaced
@@ -298,11 +299,6 @@ MAX_STARTS = 3  # writer processes started per host process; after that, runs ar
 _lock = threading.Lock()
 _current: WriterProcess | None = None
 _starts = 0
-
-
-def process_wanted() -> bool:
-    """False when ``HARNESS_WRITER=thread`` asks for runs to be written in the host."""
-    return os.environ.get(ENV_WRITER, "").strip().lower() != "thread"
 
 
 def writer_process() -> WriterProcess | None:

@@ -18,11 +18,12 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from .schema import SHEET_NAMES, SHEETS, Sheet, sheet as sheet_named
+
+if TYPE_CHECKING:
+    import pandas as pd  # imported when sheets are read: the writer process never needs it
 
 ENV_STORE = "HARNESS_STORE"
 DEFAULT_STORE = "harness.db"
@@ -284,6 +285,8 @@ class Store:
 
     def sheets(self, run_ids: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
         """The fifteen sheets as DataFrames (spec order; spec columns first, then extras)."""
+        import pandas as pd
+
         frames = {}
         for s in SHEETS:
             rows = list(self.rows(s, run_ids))

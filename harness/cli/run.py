@@ -16,6 +16,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ._errors import UsageError
+from ._open import open_harness
 
 
 def read_companies(names: list[str], file: Path | None) -> tuple[list[str], int]:
@@ -53,7 +54,7 @@ def command(
     gsheet: Annotated[Optional[str], typer.Option(help="Also push to this Google Sheets spreadsheet id.")] = None,
     store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL (env HARNESS_STORE).")] = None,
 ) -> None:
-    from harness import Harness, StoreError
+    from harness import StoreError
     from workflows import ProviderError, make_model, resolve_provider
     from workflows._batch import BatchSettings, run_batch
 
@@ -70,7 +71,7 @@ def command(
                                  repeats=repeats, judge=judge, temperature=temperature, sources=_sources(sources))
         for name in settings.models:  # fail fast on a bad model name or a missing key
             make_model(chosen, name, temperature=temperature)
-        harness = Harness(store=store)
+        harness = open_harness(store)
     except (ProviderError, ValueError, StoreError) as exc:
         raise UsageError(str(exc)) from None
     if duplicates:

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ._errors import UsageError
+from ._open import open_harness
 
 
 def load_graph(target: str) -> Any:
@@ -81,11 +82,10 @@ def command(
     from rich.console import Console
     from rich.table import Table
 
-    from harness import Harness
 
     graph = load_graph(target)
     inputs = parse_input(input)
-    harness = Harness(store=store)
+    harness = open_harness(store)
     workflow = target.rsplit(":", 1)[-1]
     run_ids, failed = [], 0
     for _ in range(repeats):
