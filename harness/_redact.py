@@ -25,6 +25,10 @@ def _keep_prefix(match: re.Match[str]) -> str:
     return (match.group(1) or match.group(2) or "") + REDACTED
 
 
+def _keep_prefix_after_env(match: re.Match[str]) -> str:  # group 1 is a secret's value
+    return (match.group(2) or match.group(3) or "") + REDACTED
+
+
 def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
     """Values of the environment variables whose names say they hold a secret."""
     env = os.environ if environ is None else environ
@@ -58,12 +62,15 @@ class Redactor:
 
     def __init__(self, environ: Mapping[str, str] | None = None, *, secrets: Sequence[str] | None = None) -> None:
         values = sorted(set(secret_values(environ) if secrets is None else secrets), key=len, reverse=True)
-        self._env = re.compile("|".join(map(re.escape, values))) if values else None
+        # One pass over the text: the secrets' values first, then the key shapes.
+        if values:
+            self._pattern = re.compile(f"({'|'.join(map(re.escape, values))})|{_PATTERNS.pattern}", re.IGNORECASE)
+            self._replace = _keep_prefix_after_env
+        else:
+            self._pattern, self._replace = _PATTERNS, _keep_prefix
 
     def __call__(self, text: str) -> str:
-        if self._env is not None:
-            text = self._env.sub(REDACTED, text)
-        return _PATTERNS.sub(_keep_prefix, text)
+        return self._pattern.sub(self._replace, text)
 
     def value(self, value: object) -> object:
         """Redact a cell value: strings are scrubbed, other values pass through."""

@@ -464,9 +464,8 @@ def redact_rows(rows: Iterable[dict[str, Any]], redact, columns: frozenset[str] 
     is found; the store keeps that text as the cell's JSON.
     """
     for row in rows:
-        for key, value in row.items():
-            if columns is not None and key not in columns:
-                continue
+        for key in (row.keys() & columns if columns is not None else list(row)):
+            value = row[key]
             if isinstance(value, str):
                 row[key] = redact(value)
             elif isinstance(value, (dict, list)):

@@ -22,6 +22,7 @@ import contextlib
 import dataclasses
 import io
 import logging
+import operator
 import os
 import pickle
 import select
@@ -68,7 +69,7 @@ _OPEN_STORES = 8
 _NATIVE_MODULES = ("builtins", "langchain_core", "langgraph", "harness", "uuid", "datetime", "decimal",
                    "collections", "pydantic", "pydantic_core", "copyreg")
 _native: dict[type, bool] = {}
-_EVENT_FIELDS = tuple(f.name for f in dataclasses.fields(Event))
+_event_fields = operator.attrgetter(*(f.name for f in dataclasses.fields(Event)))
 
 
 def _is_native(cls: type) -> bool:
@@ -104,7 +105,7 @@ class _RecordPickler(pickle.Pickler):
         if cls is UUID:
             return _uuid, (obj.int,)
         if cls is Event:
-            return Event, tuple(getattr(obj, name) for name in _EVENT_FIELDS)
+            return Event, _event_fields(obj)
         if cls is ChatGeneration:
             return _chat_generation, (obj.message, obj.generation_info)
         if cls is LLMResult:

@@ -75,14 +75,16 @@ _STORED_TYPES = {"json": str, "int": int, "float": float, "datetime": str, "text
 
 
 @functools.cache
-def _plan(name: str) -> tuple[frozenset[str], tuple[tuple[str, type, Any], ...], str]:
-    """Per sheet, once: the allowed keys, the column encoders and the INSERT statement."""
+def _plan(name: str) -> tuple[frozenset[str], tuple[str, ...], dict[str, tuple[int, type, Any]], str]:
+    """Per sheet, once: the allowed keys, the column names in order, each column's position,
+    stored type and encoder, and the INSERT statement."""
     s = sheet_named(name)
     cols = ", ".join(f'"{n}"' for n in s.all_column_names)
     marks = ", ".join("?" * (len(s.all_column_names) + 1))
     return (
         frozenset(s.all_column_names) | {ROW_KEY},
-        tuple((c.name, _STORED_TYPES[c.kind], _ENCODERS[c.kind]) for c in s.all_columns),
+        (ROW_KEY, *s.all_column_names),
+        {c.name: (i, _STORED_TYPES[c.kind], _ENCODERS[c.kind]) for i, c in enumerate(s.all_columns, start=1)},
         f'INSERT OR IGNORE INTO "{s.name}" ({ROW_KEY}, {cols}) VALUES ({marks})',
     )
 
@@ -178,16 +180,21 @@ class Store:
             return self._insert(s, rows)
 
     def _insert(self, s: Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
-        allowed, encoders, sql = _plan(s.name)
+        allowed, names, columns, sql = _plan(s.name)
         batch = []
         for row in rows:
             if not allowed.issuperset(row):
                 unknown = set(row) - allowed
                 raise StoreError(f"sheet {s.name!r} has no column(s) {', '.join(sorted(unknown))}")
-            key = row.get(ROW_KEY) or content_key(s.name, row)
-            get = row.get
-            batch.append((key, *[v if (v := get(n)) is None or v.__class__ is stored else enc(v)
-                                 for n, stored, enc in encoders]))
+            values = list(map(row.get, names))
+            if not values[0]:
+                values[0] = content_key(s.name, row)
+            for name, value in row.items():  # only the cells not already of their stored type
+                if value is not None and name in columns:
+                    i, stored, encode = columns[name]
+                    if value.__class__ is not stored:
+                        values[i] = encode(value)
+            batch.append(values)
         if not batch:
             return 0
         before = self._conn.total_changes
