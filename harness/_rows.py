@@ -289,7 +289,7 @@ def langgraph_event_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             **common,
             "row_key": f"{e.id}:start",
             "event_type": start_type,
-            "input_preview": preview(prompt_text(e) if is_llm else jsonable(e.inputs)),
+            "input_preview": preview(prompt_text(e) if is_llm else e.inputs),
             "status": "started",
             "timestamp": iso(e.start_ns),
         })
@@ -302,7 +302,7 @@ def langgraph_event_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "row_key": f"{e.id}:end",
             "event_type": _EVENT_TYPES[(e.kind, outcome)],
             "tokens": tokens,
-            "output_preview": preview(response_text(e) if is_llm else jsonable(e.outputs)),
+            "output_preview": preview(response_text(e) if is_llm else e.outputs),
             "duration_ms": e.duration_ms,
             "status": e.status,
             "error": e.error,

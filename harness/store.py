@@ -75,16 +75,19 @@ _STORED_TYPES = {"json": str, "int": int, "float": float, "datetime": str, "text
 
 
 @functools.cache
-def _plan(name: str) -> tuple[frozenset[str], tuple[str, ...], dict[str, tuple[int, type, Any]], str]:
-    """Per sheet, once: the allowed keys, the column names in order, each column's position,
-    stored type and encoder, and the INSERT statement."""
+def _plan(name: str) -> tuple[frozenset[str], tuple[str, ...], tuple[frozenset[type], ...],
+                              tuple[tuple[type, Any], ...], str]:
+    """Per sheet, once: the allowed keys, the stored names in order (row key first), the
+    types each position stores as they are, its stored type and encoder, and the INSERT."""
     s = sheet_named(name)
     cols = ", ".join(f'"{n}"' for n in s.all_column_names)
     marks = ", ".join("?" * (len(s.all_column_names) + 1))
+    kinds = ("text", *(c.kind for c in s.all_columns))
     return (
         frozenset(s.all_column_names) | {ROW_KEY},
         (ROW_KEY, *s.all_column_names),
-        {c.name: (i, _STORED_TYPES[c.kind], _ENCODERS[c.kind]) for i, c in enumerate(s.all_columns, start=1)},
+        tuple(frozenset({_STORED_TYPES[k], type(None)}) for k in kinds),
+        tuple((_STORED_TYPES[k], _ENCODERS[k]) for k in kinds),
         f'INSERT OR IGNORE INTO "{s.name}" ({ROW_KEY}, {cols}) VALUES ({marks})',
     )
 
@@ -180,7 +183,7 @@ class Store:
             return self._insert(s, rows)
 
     def _insert(self, s: Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
-        allowed, names, columns, sql = _plan(s.name)
+        allowed, names, accepted, encoders, sql = _plan(s.name)
         batch = []
         for row in rows:
             if not allowed.issuperset(row):
@@ -189,10 +192,10 @@ class Store:
             values = list(map(row.get, names))
             if not values[0]:
                 values[0] = content_key(s.name, row)
-            for name, value in row.items():  # only the cells not already of their stored type
-                if value is not None and name in columns:
-                    i, stored, encode = columns[name]
-                    if value.__class__ is not stored:
+            # Most rows hold only values already of their stored type: checked in one C pass.
+            if not all(map(frozenset.__contains__, accepted, map(type, values))):
+                for i, (value, (stored, encode)) in enumerate(zip(values, encoders)):
+                    if value is not None and value.__class__ is not stored:
                         values[i] = encode(value)
             batch.append(values)
         if not batch:
