@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import queue
 import threading
 from collections.abc import Callable
@@ -26,8 +27,12 @@ class BackgroundWriter:
         self._queue: queue.Queue[Callable[[], None]] = queue.Queue(max_queued)
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
+        self._pid = os.getpid()
 
     def submit(self, job: Callable[[], None]) -> None:
+        if self._pid != os.getpid():  # a forked copy of the host: the thread did not come along
+            self._queue, self._thread, self._pid = queue.Queue(self._queue.maxsize), None, os.getpid()
+            self._start_lock = threading.Lock()
         if self._thread is None:
             with self._start_lock:
                 if self._thread is None:
@@ -41,7 +46,7 @@ class BackgroundWriter:
 
     def flush(self) -> None:
         """Block until every queued run has been written."""
-        if self._thread is not None and threading.current_thread() is not self._thread:
+        if self._thread is not None and self._pid == os.getpid() and threading.current_thread() is not self._thread:
             self._queue.join()
 
     def _loop(self) -> None:

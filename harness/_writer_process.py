@@ -284,6 +284,15 @@ class WriterProcess:
         self._returned.extend(outstanding)
         with contextlib.suppress(Exception):
             self._proc.kill()
+            self._proc.wait(1.0)
+
+    def forget(self) -> None:
+        """In a forked copy of the host: close the inherited pipe ends (the writer process
+        belongs to the parent, and must see its own end of file when the parent closes)."""
+        self.alive = False
+        for pipe in (self._proc.stdin, self._proc.stdout):
+            with contextlib.suppress(OSError, AttributeError):
+                pipe.close()  # type: ignore[union-attr]
 
     # --- outside the lock -------------------------------------------------------------
     def _hand_back(self) -> None:
@@ -310,8 +319,6 @@ def writer_process() -> WriterProcess | None:
     if current is not None and current.alive and current.owner_pid == os.getpid():
         return current
     with _lock:
-        if _current is not None and _current.owner_pid != os.getpid():  # a forked host
-            _current, _starts = None, 0
         if _current is not None and _current.alive:
             return _current
         if _starts >= MAX_STARTS or not sys.executable:
@@ -326,6 +333,18 @@ def writer_process() -> WriterProcess | None:
             return None
         atexit.register(_current.close)
         return _current
+
+
+def _after_fork_in_child() -> None:
+    global _current, _starts, _lock
+    _lock = threading.Lock()
+    if _current is not None:
+        _current.forget()
+    _current, _starts = None, 0
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 # --- the writer process itself -----------------------------------------------------------

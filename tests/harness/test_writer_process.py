@@ -125,3 +125,30 @@ def test_an_application_module_named_like_the_standard_library_does_not_reach_th
     process = _writer_process.writer_process()
     assert process is not None and process.alive and process in harness._sent_to
     assert harness.store.count("runs", run_id) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="a forked host needs fork")
+def test_a_forked_host_gets_its_own_writer_process_and_the_parent_keeps_its_own(tmp_path, own_writer_process):
+    harness = Harness(store=tmp_path / "runs.db")
+    run_with_payload(harness, "parent")
+    harness.flush()
+    parent_process = _writer_process.writer_process()
+    pid = os.fork()
+    if pid == 0:  # the forked host: its run goes through a writer process of its own
+        code = 1
+        try:
+            run_id = run_with_payload(harness, "child")
+            harness.flush()
+            own = _writer_process.writer_process()
+            if own is not parent_process and own.owner_pid == os.getpid():
+                code = 0 if Store(tmp_path / "runs.db").count("runs", run_id) == 1 else 3
+            else:
+                code = 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    after = run_with_payload(harness, "parent again")
+    harness.flush()
+    assert _writer_process.writer_process() is parent_process and parent_process.alive
+    assert harness.store.count("runs", after) == 1 and harness.store.count("runs") == 3
