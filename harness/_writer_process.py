@@ -59,6 +59,9 @@ FRAME = struct.Struct("!cQI")
 MAX_PENDING = 1_000  # records sent but not yet acknowledged; the host waits beyond this
 STALL_SECONDS = 120.0  # a writer process silent this long with work outstanding is replaced
 _BOOT = "import sys; sys.path.extend(sys.argv[1:]); from harness._writer_process import main; main()"
+#: The writer process's first frame: anything else on its stdout is not a writer process.
+HELLO = FRAME.pack(b"H", int.from_bytes(b"harness", "big"), 1)
+START_SECONDS = 30.0  # a writer process not greeting within this long is replaced
 MAX_FRAME_BYTES = (1 << 32) - 1  # a record pickled larger than this is written in the host
 PIPE_BYTES = 1 << 20  # asked of the kernel for the pipe to the writer process
 _OPEN_STORES = 8
@@ -124,6 +127,10 @@ def dumps(value: Any) -> bytes:
     return buffer.getvalue()
 
 
+def _command() -> list[str]:
+    return [sys.executable, "-I", "-c", _BOOT, *(p for p in sys.path if p)]
+
+
 class WriterProcess:
     """The host's side of the writer process.
 
@@ -139,7 +146,7 @@ class WriterProcess:
         # an application's own types.py or queue.py cannot shadow it there), then the host's
         # import path appended, so the same harness and libraries are found.
         self._proc = subprocess.Popen(
-            [sys.executable, "-I", "-c", _BOOT, *(p for p in sys.path if p)],
+            _command(),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True,
         )
         assert self._proc.stdin is not None and self._proc.stdout is not None
@@ -155,7 +162,8 @@ class WriterProcess:
         self._returned: list[tuple[RunRecord, Harness]] = []  # to be written in the host
         self._seq = 0
         self._synced = 0
-        self._last_answer = time.monotonic()
+        self._last_answer = self._started = time.monotonic()
+        self._greeted = False
         self.alive = True
 
     # --- host side --------------------------------------------------------------------
@@ -242,20 +250,32 @@ class WriterProcess:
             return
         offset = 0
         while len(self._inbox) - offset >= FRAME.size:
-            kind, seq, value = FRAME.unpack_from(self._inbox, offset)
+            frame = bytes(self._inbox[offset:offset + FRAME.size])
+            kind, seq, value = FRAME.unpack(frame)
             offset += FRAME.size
             self._last_answer = time.monotonic()
-            if kind == b"S":
+            if not self._greeted:
+                if frame != HELLO:
+                    return self._refuse("its first answer is not a harness writer process's greeting")
+                self._greeted = True
+            elif kind == b"S":
                 self._synced = seq
-                continue
-            record, harness = self._pending.pop(seq, (None, None))
-            if harness is None:
-                continue
-            if kind == b"A":
-                harness.errors += value
-            else:  # "L": the writer process could not read it
-                self._returned.append((record, harness))
+            elif kind in (b"A", b"L"):
+                record, harness = self._pending.pop(seq, (None, None))
+                if harness is None:
+                    continue
+                if kind == b"A":
+                    harness.errors += value
+                else:  # the writer process could not read the record
+                    self._returned.append((record, harness))
+            else:
+                return self._refuse(f"it answered with an unknown frame {kind!r}")
         del self._inbox[:offset]
+
+    def _refuse(self, why: str) -> None:
+        logger.warning("harness writer process replaced by writing in the host: %s", why)
+        self._inbox.clear()
+        self._ended()
 
     def _wait(self, done: Callable[[], bool], give_up_after: float = STALL_SECONDS) -> None:
         self._last_answer = time.monotonic()
@@ -265,7 +285,9 @@ class WriterProcess:
                 return
             with contextlib.suppress(OSError, ValueError):
                 select.select([self._from], [self._to] if self._outbox else [], [], 0.5)
-            if time.monotonic() - self._last_answer > give_up_after:
+            if not self._greeted and time.monotonic() - self._started > START_SECONDS:
+                self._refuse("it did not start")
+            elif time.monotonic() - self._last_answer > give_up_after:
                 logger.warning("harness writer process stopped answering; writing its runs in the host")
                 self._proc.kill()
                 self._ended()
@@ -321,7 +343,8 @@ def writer_process() -> WriterProcess | None:
     with _lock:
         if _current is not None and _current.alive:
             return _current
-        if _starts >= MAX_STARTS or not sys.executable:
+        if _starts >= MAX_STARTS or not sys.executable or getattr(sys, "frozen", False):
+            # (a frozen application's executable is the application, not a Python)
             return None
         _starts += 1
         try:
@@ -359,6 +382,7 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the host decides when to stop (stdin closes)
     answers = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)  # anything printed by a library goes to stderr, never into the answers
+    answers.write(HELLO)
     requests = sys.stdin.buffer
     stores: OrderedDict[str, Store] = OrderedDict()
     while True:

@@ -4,6 +4,7 @@ when it cannot help (it dies, it cannot read a record, it is turned off)."""
 import dataclasses
 import os
 import signal
+import sys
 
 import pytest
 
@@ -152,3 +153,35 @@ def test_a_forked_host_gets_its_own_writer_process_and_the_parent_keeps_its_own(
     harness.flush()
     assert _writer_process.writer_process() is parent_process and parent_process.alive
     assert harness.store.count("runs", after) == 1 and harness.store.count("runs") == 3
+
+
+def test_a_program_that_is_not_a_writer_process_is_refused_and_the_runs_are_written_here(
+        tmp_path, own_writer_process, monkeypatch, caplog):
+    echo = "import shutil, sys; shutil.copyfileobj(sys.stdin.buffer, sys.stdout.buffer, 1)"
+    monkeypatch.setattr(_writer_process, "_command", lambda: [sys.executable, "-u", "-c", echo])
+    harness = Harness(store=tmp_path / "runs.db")
+    run_ids = [run_with_payload(harness, f"run {i}") for i in range(3)]
+    harness.flush()
+    assert not _writer_process._current.alive
+    assert "greeting" in caplog.text
+    for run_id in run_ids:
+        assert harness.store.count("runs", run_id) == 1
+        assert harness.store.count("langgraph_events", run_id) == 6
+
+
+def test_a_silent_program_is_given_up_on_after_the_start_timeout(tmp_path, own_writer_process, monkeypatch, caplog):
+    monkeypatch.setattr(_writer_process, "_command", lambda: [sys.executable, "-c", "import time; time.sleep(60)"])
+    monkeypatch.setattr(_writer_process, "START_SECONDS", 0.5)
+    harness = Harness(store=tmp_path / "runs.db")
+    run_id = run_with_payload(harness, "x")
+    harness.flush()
+    assert "did not start" in caplog.text
+    assert harness.store.count("runs", run_id) == 1
+
+
+def test_a_frozen_application_writes_its_runs_in_a_thread(tmp_path, own_writer_process, monkeypatch):
+    monkeypatch.setattr(sys, "frozen", True, raising=False)  # its executable is the application itself
+    harness = Harness(store=tmp_path / "runs.db")
+    run_id = run_with_payload(harness, "x")
+    assert _writer_process._current is None
+    assert harness.sheets([run_id])["runs"].shape[0] == 1
