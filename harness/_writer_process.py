@@ -11,8 +11,9 @@ instead (rows have idempotent keys, so a half-written run is completed, never do
 writer process that stops answering is killed and replaced by writing in the host.
 
 Frames, both ways, are ``kind (1 byte), sequence number, length`` then ``length`` bytes:
-``R`` a record, ``S`` a sync marker; answers ``A`` written (length = harness errors met),
-``L`` write it in the host, ``S`` every frame before the marker is done.
+``R`` a record, ``S`` a sync marker; answers ``H`` the greeting (always first: a program
+that answers anything else is not a writer process), ``A`` written (length = harness errors
+met), ``L`` write it in the host, ``S`` every frame before the marker is done.
 """
 
 from __future__ import annotations
