@@ -13,7 +13,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -106,10 +106,14 @@ class Harness:
 
     def _write_later(self, record: RunRecord) -> None:
         """Write a run the writer process handed back, off the caller's path when possible."""
-        if self._writer is None:
-            self._write_here(record)
+        self._run_later(lambda: self._write_here(record))
+
+    def _run_later(self, job: Callable[[], None]) -> None:
+        """Run ``job`` on the background thread (now, if this is that thread or there is none)."""
+        if self._writer is None or self._writer.is_worker():
+            job()
         else:
-            self._writer.submit(lambda: self._write_here(record))
+            self._writer.submit(job)
 
     def run(
         self,

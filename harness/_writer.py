@@ -44,6 +44,10 @@ class BackgroundWriter:
                     atexit.register(self.flush)
         self._queue.put(job)
 
+    def is_worker(self) -> bool:
+        """Whether the calling thread is this writer's thread."""
+        return self._thread is not None and threading.current_thread() is self._thread
+
     def flush(self) -> None:
         """Block until every queued run has been written."""
         if self._thread is not None and self._pid == os.getpid() and threading.current_thread() is not self._thread:

@@ -165,6 +165,7 @@ class WriterProcess:
         self._synced = 0
         self._last_answer = self._started = time.monotonic()
         self._greeted = False
+        self._draining = False
         self.alive = True
 
     # --- host side --------------------------------------------------------------------
@@ -189,8 +190,37 @@ class WriterProcess:
             self._pump()
             if len(self._pending) >= MAX_PENDING:  # the writer process is behind: wait for it
                 self._wait(lambda: len(self._pending) < MAX_PENDING)
+            drain = bool(self._outbox) and not self._draining
+            self._draining = self._draining or drain
+        if drain:  # the pipe is full: a background thread pushes the rest through
+            harness._run_later(self.drain)
         self._hand_back()
         return True
+
+    def drain(self) -> None:
+        """Push the outbox through the pipe, waiting for room (a background thread's job), so
+        a run reaches the store without waiting for the next run or a flush."""
+        progress = time.monotonic()
+        try:
+            while True:
+                with self._lock:
+                    before = len(self._outbox)
+                    self._pump()
+                    if not self.alive or not self._outbox:
+                        self._draining = False
+                        break
+                    if len(self._outbox) < before:
+                        progress = time.monotonic()
+                    elif time.monotonic() - progress > STALL_SECONDS:
+                        self._refuse("it stopped reading")
+                        self._draining = False
+                        break
+                with contextlib.suppress(OSError, ValueError):
+                    select.select([], [self._to], [], 0.5)
+        except BaseException:
+            self._draining = False
+            raise
+        self._hand_back()
 
     def sync(self) -> None:
         """Return when every record sent so far is written (records handed back to the host

@@ -5,6 +5,7 @@ import dataclasses
 import os
 import signal
 import sys
+import time
 
 import pytest
 
@@ -185,3 +186,14 @@ def test_a_frozen_application_writes_its_runs_in_a_thread(tmp_path, own_writer_p
     run_id = run_with_payload(harness, "x")
     assert _writer_process._current is None
     assert harness.sheets([run_id])["runs"].shape[0] == 1
+
+
+def test_a_run_larger_than_the_pipe_reaches_the_store_without_a_flush(tmp_path, own_writer_process):
+    harness = Harness(store=tmp_path / "runs.db")
+    run_id = run_with_payload(harness, "x" * 3_000_000)  # the pipe takes 1 MiB at most
+    reader = Store(tmp_path / "runs.db")
+    deadline = time.monotonic() + 30
+    while reader.count("runs", run_id) == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert reader.count("runs", run_id) == 1
+    assert reader.count("langgraph_events", run_id) == 6
