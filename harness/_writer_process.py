@@ -137,8 +137,9 @@ class WriterProcess:
 
     Nothing here waits on the writer process in the ordinary course, and no host thread is
     woken by it: the pipe ends are non-blocking, a frame the pipe cannot take yet stays in an
-    outbox, and answers are read whenever the host sends or syncs. So a run's caller pays for
-    pickling its record and one ``write``, never for a thread switch.
+    outbox (pushed through by the background thread, :meth:`drain`), and answers are read
+    whenever the host sends or syncs. So a run's caller pays for pickling its record and one
+    ``write``, never for a thread switch.
     """
 
     def __init__(self) -> None:
