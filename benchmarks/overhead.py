@@ -4,8 +4,9 @@ The benchmark graph has 8 nodes, 5 chat-model calls (LangChain's fake chat model
 usage), 4 tool calls and one parallel branch. The three modes are interleaved in rounds in
 one process and compared by their medians; the harness is measured with the whole
 ``with harness.run(...)`` block and, per block of runs, the wait until they are in the store:
-with its default writer process, with ``HARNESS_WRITER=thread``, and with spans into an
-in-memory exporter (as OpenInference is measured). A handler that does nothing shows what
+with its default writer process, with ``HARNESS_WRITER=thread``, with spans into an
+in-memory exporter (as OpenInference is measured), and with spans over OTLP/HTTP to a local
+endpoint (made by the writer process, or by the host with the thread writer). A handler that does nothing shows what
 LangChain's callback dispatch costs any tracer. Three ratios to bare: all work (wall time
 including the wait for the store), caller-visible latency, and CPU (host and writer process).
 
@@ -18,6 +19,8 @@ import argparse
 import operator
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -33,6 +36,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from harness import Harness
+from harness._telemetry import flush_own_providers
 
 
 class State(TypedDict, total=False):
@@ -128,6 +132,27 @@ def writer_cpu_seconds() -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+_OTLP_SINK = """
+import http.server, sys
+class Sink(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(200); self.send_header("Content-Length", "0"); self.end_headers()
+    def log_message(self, *args):
+        pass
+server = http.server.HTTPServer(("127.0.0.1", 0), Sink)
+print(server.server_port, flush=True)
+server.serve_forever()
+"""
+
+
+def otlp_sink() -> tuple[subprocess.Popen, str]:
+    """An OTLP/HTTP endpoint that accepts and drops spans, in a process of its own (so
+    serving it costs the measured process nothing)."""
+    sink = subprocess.Popen([sys.executable, "-c", _OTLP_SINK], stdout=subprocess.PIPE, text=True)
+    return sink, f"http://127.0.0.1:{sink.stdout.readline().strip()}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
@@ -150,6 +175,11 @@ def main() -> None:
     oi_provider.add_span_processor(SimpleSpanProcessor(oi_exporter))
     instrumentor = LangChainInstrumentor()
 
+    sink, endpoint = otlp_sink()
+    otlp_env = {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint}
+    by_process_otlp = Harness(store=tmp / "process_otlp.db")
+    by_thread_otlp = Harness(store=tmp / "thread_otlp.db", writer="thread")
+
     def bare():
         graph.invoke({"log": []})
 
@@ -166,31 +196,45 @@ def main() -> None:
     # until the block's runs are in the store: the harness is charged for all the work it
     # causes, not only for what the caller waits on. CPU counts the host process and the
     # writer process together.
-    modes = {"bare": (bare, None), "noop handler": (noop, None), "harness": (harnessed(by_process), by_process),
-             "harness (thread)": (harnessed(by_thread), by_thread), "harness+spans": (harnessed(with_spans), with_spans),
-             "openinference": (bare, None)}
+    # name -> (one run, its harness, environment for the block)
+    modes = {"bare": (bare, None, {}), "noop handler": (noop, None, {}),
+             "harness": (harnessed(by_process), by_process, {}),
+             "harness (thread)": (harnessed(by_thread), by_thread, {}),
+             "harness+spans": (harnessed(with_spans), with_spans, {}),
+             "harness+otlp": (harnessed(by_process_otlp), by_process_otlp, otlp_env),
+             "harness+otlp (thread)": (harnessed(by_thread_otlp), by_thread_otlp, otlp_env),
+             "openinference": (bare, None, {})}
     blocks: dict[str, list[float]] = {name: [] for name in modes}
     caller: dict[str, list[float]] = {name: [] for name in modes}
     cpu: dict[str, list[float]] = {name: [] for name in modes}
+    def finish(h):  # a block ends when its runs are stored and their spans exported
+        if h is not None:
+            h.flush()
+            flush_own_providers()
+
     for _ in range(3):  # warm up every path
-        for fn, h in modes.values():
+        for fn, h, env in modes.values():
+            os.environ.update(env)
             fn()
-            if h is not None:
-                h.flush()
+            finish(h)
+            for key in env:
+                del os.environ[key]
     for _ in range(args.rounds):
-        for name, (fn, h) in modes.items():
+        for name, (fn, h, env) in modes.items():
             if name == "openinference":
                 instrumentor.instrument(tracer_provider=oi_provider)
+            os.environ.update(env)
             cpu0, writer0 = time.process_time(), writer_cpu_seconds()
             start = time.perf_counter()
             for _ in range(args.per_round):
                 t0 = time.perf_counter()
                 fn()
                 caller[name].append(time.perf_counter() - t0)
-            if h is not None:
-                h.flush()
+            finish(h)
             blocks[name].append((time.perf_counter() - start) / args.per_round)
             cpu[name].append((time.process_time() - cpu0 + writer_cpu_seconds() - writer0) / args.per_round)
+            for key in env:
+                del os.environ[key]
             if name == "openinference":
                 instrumentor.uninstrument()
                 oi_exporter.clear()
@@ -200,9 +244,10 @@ def main() -> None:
 
     base = statistics.median(blocks["bare"])
     print(f"rounds: {args.rounds} x {args.per_round} runs per mode; bare run median {base * 1e3:.2f} ms")
-    print(f"{'':>17}  {'all work':>9}  {'caller':>7}  {'cpu':>6}   (ratios to bare)")
+    print(f"{'':>22}  {'all work':>9}  {'caller':>7}  {'cpu':>6}   (ratios to bare)")
     for name in modes:
-        print(f"{name:>17}  {ratio(blocks, name):9.2f}  {ratio(caller, name):7.2f}  {ratio(cpu, name):6.2f}")
+        print(f"{name:>22}  {ratio(blocks, name):9.2f}  {ratio(caller, name):7.2f}  {ratio(cpu, name):6.2f}")
+    sink.kill()
     print(f"harness/bare = {ratio(blocks, 'harness'):.2f} all work, {ratio(caller, 'harness'):.2f} caller-visible "
           f"(target <= 1.10; an inline handler that does nothing: {ratio(blocks, 'noop handler'):.2f}); "
           f"openinference/bare = {ratio(blocks, 'openinference'):.2f}")

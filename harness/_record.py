@@ -16,9 +16,12 @@ from datetime import datetime, timezone
 from typing import Any
 from uuid import UUID
 
+from opentelemetry import trace
+
 from . import _rows
 from ._events import Event
 from ._redact import Redactor
+from ._spans import emit_spans
 from ._verify import total_sheets_logged, verification_status
 from .schema import COUNTED_SHEETS, SHEET_NAMES, sheet as sheet_named
 from .store import Store
@@ -63,6 +66,10 @@ class RunRecord:
     spans: Mapping[UUID, tuple[str, str, str | None]] = field(default_factory=dict)
     #: values of secret-named environment variables in the host, for the redactor
     secrets: Sequence[str] | None = None
+    #: spans still to be made, over OTLP/HTTP to this endpoint (by whoever writes the record)
+    otlp_endpoint: str | None = None
+    #: the application's span context when the run started (trace id, span id, flags, remote)
+    outer_context: tuple[int, int, int, bool] | None = None
 
     def count_error(self, what: str) -> None:
         self.errors += 1
@@ -162,11 +169,32 @@ def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]]) -> di
     return row
 
 
+def emit_record_spans(record: RunRecord, tracer: trace.Tracer, outer_span: trace.Span | None = None) -> None:
+    """Make the run's spans (into ``record.spans``, which the rows then carry)."""
+    try:
+        redact = Redactor(secrets=record.secrets)
+        if outer_span is None and record.outer_context is not None:
+            trace_id, span_id, flags, remote = record.outer_context
+            outer_span = trace.NonRecordingSpan(
+                trace.SpanContext(trace_id, span_id, remote, trace.TraceFlags(flags)))
+        record.spans = emit_spans(
+            tracer, record.events, run_id=record.run_id, workflow=record.workflow,
+            redact=redact, end_ns=record.end_ns, outer_span=outer_span,
+            run_attrs={"harness.status": record.status, "harness.subject": redact(record.subject or "")},
+        )
+    except Exception:  # noqa: BLE001
+        record.count_error("span export")
+
+
 def write_record(record: RunRecord, store: Store) -> None:
     """Build, scrub and store the run's rows and its ``log_tests`` row in one transaction.
 
     Never raises: every failure is logged and counted in ``record.errors``.
     """
+    if record.otlp_endpoint and not record.spans:
+        from ._telemetry import otlp_tracer
+
+        emit_record_spans(record, otlp_tracer(record.otlp_endpoint))
     try:
         redact = Redactor(secrets=record.secrets)
         rows = build_rows(record)

@@ -22,9 +22,8 @@ from opentelemetry import trace
 from . import _rows
 from ._callback import HarnessCallbackHandler
 from ._redact import Redactor, host_secrets
-from ._record import RunRecord, build_rows, now_iso, valid_row, write_record
-from ._spans import emit_spans
-from ._telemetry import resolve_tracer, tracing_enabled
+from ._record import RunRecord, build_rows, emit_record_spans, now_iso, valid_row, write_record
+from ._telemetry import ENV_OTLP_ENDPOINT, resolve_tracer, span_destination
 from ._writer import BackgroundWriter
 from ._writer_process import ENV_WRITER, WRITERS, WriterProcess, writer_process
 from ._verify import PROFILES, total_sheets_logged, verification_status
@@ -241,6 +240,7 @@ class Run:
         self._logged: list[tuple[str, dict[str, Any], UUID | None]] = []
         self._lock = threading.Lock()
         self._start_ns = self._end_ns = 0
+        self._outer_span: trace.Span | None = None
         self._errors = 0
         self._finished = False
 
@@ -343,9 +343,14 @@ class Run:
             return
         try:
             process = harness._process()
-            if process is not None and not tracing_enabled(harness.tracer_provider):
-                # No spans to make first: the record goes straight to the writer process.
+            spans = span_destination(harness.tracer_provider)
+            if process is not None and spans != "host":
+                # No spans to make in the host: the record goes straight to the writer process
+                # (which makes them when they go over OTLP).
                 record = self._release()
+                if spans == "otlp":
+                    record.otlp_endpoint = os.environ.get(ENV_OTLP_ENDPOINT)
+                    record.outer_context = _context_of(self._outer_span)
                 harness._persist(record, process)
                 return
         except Exception:  # noqa: BLE001
@@ -377,18 +382,18 @@ class Run:
     def _emit_spans(self, record: RunRecord) -> None:
         """Spans are made in the host (where the application's tracer provider lives), before
         the rows, which carry their ids."""
-        try:
-            tracer = resolve_tracer(self.harness.tracer_provider)
-            if tracer is not None:
-                redact = Redactor(secrets=record.secrets)
-                record.spans = emit_spans(
-                    tracer, record.events, run_id=self.run_id, workflow=self.workflow,
-                    redact=redact, end_ns=record.end_ns, outer_span=getattr(self, "_outer_span", None),
-                    run_attrs={"harness.status": self.status, "harness.subject": redact(self.subject or "")},
-                )
-        except Exception:  # noqa: BLE001
-            record.count_error("span export")
-            self.harness.errors += 1
+        tracer = resolve_tracer(self.harness.tracer_provider)
+        if tracer is not None:
+            before = record.errors
+            emit_record_spans(record, tracer, self._outer_span)
+            self.harness.errors += record.errors - before
+
+
+def _context_of(span: trace.Span | None) -> tuple[int, int, int, bool] | None:
+    context = span.get_span_context() if span is not None else None
+    if context is None or not context.is_valid:
+        return None
+    return context.trace_id, context.span_id, int(context.trace_flags), context.is_remote
 
 
 def _parent_run_id(config: Mapping[str, Any] | None) -> UUID | None:

@@ -53,9 +53,17 @@ def resolve_tracer(provider: trace.TracerProvider | None = None) -> trace.Tracer
     return None
 
 
-def tracing_enabled(provider: trace.TracerProvider | None = None) -> bool:
-    """Whether :func:`resolve_tracer` would give a tracer (cheap: made no tracer)."""
-    return provider is not None or _global_provider_set() or bool(os.environ.get(ENV_OTLP_ENDPOINT))
+def span_destination(provider: trace.TracerProvider | None = None) -> str | None:
+    """Where :func:`resolve_tracer` would send spans, cheaply (no tracer is made): ``"host"``
+    for a provider of the application's, ``"otlp"`` for the harness's own OTLP exporter
+    (which the writer process can run as well as the host), None for no spans."""
+    if provider is not None or _global_provider_set():
+        return "host"
+    return "otlp" if os.environ.get(ENV_OTLP_ENDPOINT) else None
+
+
+def otlp_tracer(endpoint: str) -> trace.Tracer:
+    return _otlp_provider(endpoint).get_tracer(INSTRUMENTATION_NAME)
 
 
 def flush_own_providers(timeout_ms: int = 5_000) -> None:

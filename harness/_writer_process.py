@@ -409,6 +409,7 @@ def _read_exactly(stream: BinaryIO, size: int) -> bytes:
 
 
 def main() -> None:
+    from ._telemetry import flush_own_providers
     from .store import Store
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the host decides when to stop (stdin closes)
@@ -420,10 +421,12 @@ def main() -> None:
     while True:
         header = _read_exactly(requests, FRAME.size)
         if len(header) < FRAME.size:
+            flush_own_providers()
             return
         kind, seq, length = FRAME.unpack(header)
         payload = _read_exactly(requests, length)
-        if kind == b"S":
+        if kind == b"S":  # done means exported too: spans this process made go out now
+            flush_own_providers()
             answers.write(FRAME.pack(b"S", seq, 0))
             continue
         try:

@@ -197,3 +197,31 @@ def test_a_run_larger_than_the_pipe_reaches_the_store_without_a_flush(tmp_path, 
         time.sleep(0.05)
     assert reader.count("runs", run_id) == 1
     assert reader.count("langgraph_events", run_id) == 6
+
+
+def test_spans_bound_for_otlp_are_made_and_exported_by_the_writer_process(tmp_path, own_writer_process, monkeypatch):
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    from harness import _telemetry
+    from tests.support.loopback import serving
+
+    from .test_spans import _OTLPReceiver
+
+    monkeypatch.setattr(_telemetry, "_global_provider_set", lambda: False)  # whatever other tests set
+    monkeypatch.setattr(_telemetry, "_own_providers", {})
+    _OTLPReceiver.received = []
+    with serving(_OTLPReceiver) as url:
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", url)
+        harness = Harness(store=tmp_path / "runs.db")
+        with harness.run(workflow="otlp-by-writer") as run:
+            graphs.sequential().invoke({"question": "q"}, run.config)
+        harness.flush()  # returns once the writer process has exported the spans
+        received = list(_OTLPReceiver.received)
+    assert _telemetry._own_providers == {}  # the host made no exporter, and no span
+    spans = [s for _, body in received for rs in ExportTraceServiceRequest.FromString(body).resource_spans
+             for ss in rs.scope_spans for s in ss.spans]
+    names = {s.name for s in spans}
+    assert "invoke_workflow otlp-by-writer" in names and "execute_tool lookup" in names
+    root = next(s for s in spans if s.name == "invoke_workflow otlp-by-writer")
+    runs = harness.sheets([run.run_id])["runs"]
+    assert runs.iloc[0].trace_id == root.trace_id.hex() and runs.iloc[0].span_id == root.span_id.hex()
