@@ -201,6 +201,7 @@ def test_a_run_larger_than_the_pipe_reaches_the_store_without_a_flush(tmp_path, 
 
 def test_spans_bound_for_otlp_are_made_and_exported_by_the_writer_process(tmp_path, own_writer_process, monkeypatch):
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+    from opentelemetry.sdk.trace import TracerProvider
 
     from harness import _telemetry
     from tests.support.loopback import serving
@@ -213,8 +214,10 @@ def test_spans_bound_for_otlp_are_made_and_exported_by_the_writer_process(tmp_pa
     with serving(_OTLPReceiver) as url:
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", url)
         harness = Harness(store=tmp_path / "runs.db")
-        with harness.run(workflow="otlp-by-writer") as run:
-            graphs.sequential().invoke({"question": "q"}, run.config)
+        request_tracer = TracerProvider().get_tracer("app")  # the application's, not global
+        with request_tracer.start_as_current_span("request") as request:
+            with harness.run(workflow="otlp-by-writer") as run:
+                graphs.sequential().invoke({"question": "q"}, run.config)
         harness.flush()  # returns once the writer process has exported the spans
         received = list(_OTLPReceiver.received)
     assert _telemetry._own_providers == {}  # the host made no exporter, and no span
@@ -225,3 +228,5 @@ def test_spans_bound_for_otlp_are_made_and_exported_by_the_writer_process(tmp_pa
     root = next(s for s in spans if s.name == "invoke_workflow otlp-by-writer")
     runs = harness.sheets([run.run_id])["runs"]
     assert runs.iloc[0].trace_id == root.trace_id.hex() and runs.iloc[0].span_id == root.span_id.hex()
+    outer = request.get_span_context()  # the run's root span nests under the application's
+    assert root.trace_id == outer.trace_id.to_bytes(16, "big") and root.parent_span_id == outer.span_id.to_bytes(8, "big")
