@@ -194,7 +194,12 @@ def write_record(record: RunRecord, store: Store) -> None:
     if record.otlp_endpoint and not record.spans:
         from ._telemetry import otlp_tracer
 
-        emit_record_spans(record, otlp_tracer(record.otlp_endpoint))
+        try:
+            tracer = otlp_tracer(record.otlp_endpoint)
+        except Exception:  # noqa: BLE001 - no exporter: the rows are still written
+            record.count_error("span export")
+        else:
+            emit_record_spans(record, tracer)
     try:
         redact = Redactor(secrets=record.secrets)
         rows = build_rows(record)
