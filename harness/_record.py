@@ -216,28 +216,34 @@ def write_record(record: RunRecord, store: Store) -> None:
                     stored[name] = outcome
             if record.verify:
                 try:
-                    row = log_tests_row(record, stored, written)
-                    _rows.redact_rows([row], redact, _rows.PAYLOAD_COLUMNS)
-                    store.replace("log_tests", [row])
+                    # a new run has no rows but those the store just accepted
+                    counts = {name: stored.get(name, 0) for name in COUNTED_SHEETS}
+                    store.replace("log_tests", [log_tests_row(
+                        record.run_id, record.subject, counts, profile=record.profile,
+                        required=record.required_sheets, written=written, redact=redact)])
                 except Exception:  # noqa: BLE001
                     record.count_error("log_tests")
     except Exception:  # noqa: BLE001 - the host never sees harness failures
         record.count_error("storing the run")
 
 
-def log_tests_row(record: RunRecord, stored: Mapping[str, int], written: Mapping[str, int]) -> dict[str, Any]:
-    """The run's log_tests row from the rows the store accepted (a new run has no others)."""
-    counts = {name: stored.get(name, 0) for name in COUNTED_SHEETS}
-    return {
-        "run_id": record.run_id,
-        "company_name": record.subject,
-        **counts,
+def log_tests_row(run_id: str, company_name: str | None, counts: Mapping[str, int], *, profile: str,
+                  required: Sequence[str], written: Mapping[str, int] | None, redact: Redactor,
+                  written_rows: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """A run's scrubbed ``log_tests`` row from its rows per sheet (``counts``), checked against
+    what the harness wrote (``written``, when known; else ``written_rows`` is kept as is)."""
+    row = {
+        "run_id": run_id,
+        "company_name": company_name,
+        **{name: counts.get(name, 0) for name in COUNTED_SHEETS},
         "total_sheets_logged": total_sheets_logged(counts),
-        "verification_status": verification_status(counts, record.required_sheets, written),
+        "verification_status": verification_status(counts, required, written),
         "timestamp": now_iso(),
         "generated_by": "Us",
-        "profile": record.profile,
-        "required_sheets": list(record.required_sheets),
-        "written_rows": dict(written),
-        "row_key": f"{record.run_id}:log_tests",
+        "profile": profile,
+        "required_sheets": list(required),
+        "written_rows": dict(written) if written is not None else written_rows,
+        "row_key": f"{run_id}:log_tests",
     }
+    _rows.redact_rows([row], redact, _rows.PAYLOAD_COLUMNS)
+    return row

@@ -22,12 +22,12 @@ from opentelemetry import trace
 from . import _rows
 from ._callback import HarnessCallbackHandler
 from ._redact import Redactor, host_secrets
-from ._record import RunRecord, build_rows, emit_record_spans, now_iso, valid_row, write_record
+from ._record import RunRecord, build_rows, emit_record_spans, log_tests_row, now_iso, valid_row, write_record
 from ._telemetry import ENV_OTLP_ENDPOINT, resolve_tracer, span_destination
 from ._writer import BackgroundWriter
 from ._writer_process import ENV_WRITER, WRITERS, WriterProcess, writer_process
-from ._verify import PROFILES, total_sheets_logged, verification_status
-from .schema import COUNTED_SHEETS, sheet as sheet_named
+from ._verify import PROFILES
+from .schema import sheet as sheet_named
 from .store import Store
 
 if TYPE_CHECKING:
@@ -176,21 +176,9 @@ class Harness:
         profile = profile or (previous or {}).get("profile") or "generic"
         if required is None:
             required = (previous or {}).get("required_sheets") or list(PROFILES.get(profile, ()))
-        counts = self.store.counts(run_id)
-        row = {
-            "run_id": run_id,
-            "company_name": runs_row.get("company_name"),
-            **{name: counts[name] for name in COUNTED_SHEETS},
-            "total_sheets_logged": total_sheets_logged(counts),
-            "verification_status": verification_status(counts, required, written),
-            "timestamp": now_iso(),
-            "generated_by": "Us",
-            "profile": profile,
-            "required_sheets": list(required),
-            "written_rows": dict(written) if written is not None else (previous or {}).get("written_rows"),
-            "row_key": f"{run_id}:log_tests",
-        }
-        _rows.redact_rows([row], Redactor(), _rows.PAYLOAD_COLUMNS)
+        row = log_tests_row(run_id, runs_row.get("company_name"), self.store.counts(run_id), profile=profile,
+                            required=required, written=written, redact=Redactor(),
+                            written_rows=(previous or {}).get("written_rows"))
         self.store.replace("log_tests", [row])
         return row
 

@@ -227,11 +227,7 @@ class WriterProcess:
         """Return when every record sent so far is written (records handed back to the host
         are queued on their harness's background writer)."""
         with self._lock:
-            if self.alive:
-                self._seq += 1
-                seq = self._seq
-                self._outbox += FRAME.pack(b"S", seq, 0)
-                self._wait(lambda: self._synced >= seq)
+            self._sync_locked(STALL_SECONDS)
         self._hand_back()
 
     def close(self, timeout: float = 30.0) -> None:
@@ -239,11 +235,7 @@ class WriterProcess:
         if self.owner_pid != os.getpid():
             return
         with self._lock:
-            if self.alive:
-                self._seq += 1
-                seq = self._seq
-                self._outbox += FRAME.pack(b"S", seq, 0)
-                self._wait(lambda: self._synced >= seq, give_up_after=timeout)
+            self._sync_locked(timeout)
             self.alive = False
             returned, self._returned = self._returned + list(self._pending.values()), []
             self._pending.clear()
@@ -257,6 +249,14 @@ class WriterProcess:
             self._proc.kill()
 
     # --- under the lock ---------------------------------------------------------------
+    def _sync_locked(self, give_up_after: float) -> None:
+        """Send a sync marker and wait for its answer (nothing to do once the process ended)."""
+        if self.alive:
+            self._seq += 1
+            seq = self._seq
+            self._outbox += FRAME.pack(b"S", seq, 0)
+            self._wait(lambda: self._synced >= seq, give_up_after=give_up_after)
+
     def _pump(self) -> None:
         """Write what the pipe takes; read and act on the answers that have arrived."""
         try:

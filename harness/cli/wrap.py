@@ -82,7 +82,6 @@ def command(
     from rich.console import Console
     from rich.table import Table
 
-
     graph = load_graph(target)
     inputs = parse_input(input)
     harness = open_harness(store)
