@@ -329,6 +329,7 @@ class Run:
         if writer is None:
             self._write_and_release()
             return
+        record: RunRecord | None = None
         try:
             process = harness._process()
             spans = span_destination(harness.tracer_provider)
@@ -343,6 +344,9 @@ class Run:
                 return
         except Exception:  # noqa: BLE001
             self._count_error("handing the run to the writer process")
+            if record is not None:  # the handler is already released: the record is the run
+                harness._write_later(record)
+                return
         try:
             writer.submit(self._write_and_release)
         except Exception:  # noqa: BLE001
