@@ -1,12 +1,15 @@
-"""Neutral event records: what the callback adapter captures and the row and span emitters read.
+"""Neutral event records: what the row and span emitters read.
 
 An :class:`Event` is one LangChain run (the graph, a node, a model call, a tool call) with
-raw payload references and nanosecond times. Nothing is formatted on the hot path; rows
-and spans are built from these records in batch.
+raw payload references and nanosecond times. The callback adapter does not make them: on
+the graph's path it only appends one tuple per callback to the run's log (see ENTRY KINDS
+below), and :class:`Assembly` turns that log into events where the rows and spans are
+built, in batch: usually in the writer process.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from uuid import UUID
@@ -74,3 +77,94 @@ def is_control_flow(error: BaseException) -> bool:
 def describe_error(error: BaseException) -> str:
     text = str(error)
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+# --- the callback log -------------------------------------------------------------------
+# ENTRY KINDS: each callback appends one tuple; LangChain run ids travel as their ``.int``.
+#   (CHAIN, id, parent, ns, name, is_node, inputs, metadata)
+#   (MODEL, id, parent, ns, name, chat, inputs, metadata, invocation)
+#   (TOOL, id, parent, ns, name, inputs, metadata)
+#   (END, id, ns, outputs)
+#   (ERROR, id, ns, status, error, error_type)
+CHAIN, MODEL, TOOL, END, ERROR = range(5)
+
+
+class Assembly:
+    """A run's callback log -> its :class:`Event` records, fed in log order (incrementally,
+    so a node can ask which node it is in while the run goes on).
+
+    Which LangChain runs become records: the graph itself (a chain whose parent is not in
+    the run), every graph node (``is_node``: tagged ``graph:step:N`` and named as its
+    ``langgraph_node``; nodes of subgraphs included), every model and tool call. Other
+    chains (routers, LCEL sequences inside nodes, a subgraph's own wrapper) are collapsed:
+    their children are attached to their nearest recorded ancestor.
+    """
+
+    __slots__ = ("events", "_alias", "_seen")
+
+    def __init__(self) -> None:
+        self.events: dict[int, Event] = {}  # by run id (as int), in creation order
+        self._alias: dict[int, int | None] = {}  # collapsed chain -> nearest recorded ancestor
+        self._seen = 0
+
+    def feed(self, log: Sequence[tuple]) -> None:
+        """Take the entries of ``log`` not seen yet (``log`` only ever grows)."""
+        events, alias = self.events, self._alias
+        entries = log[self._seen:]
+        self._seen += len(entries)
+        for entry in entries:
+            kind, key = entry[0], entry[1]
+            if kind >= END:
+                event = events.get(key)
+                if event is None:
+                    alias.pop(key, None)
+                elif kind == END:
+                    event.end_ns, event.outputs = entry[2], entry[3]
+                else:
+                    event.end_ns, event.status, event.error, event.error_type = entry[2:6]
+                continue
+            parent = entry[2]
+            top = False
+            if parent is not None and parent not in events:
+                if parent in alias:
+                    parent = alias[parent]
+                else:
+                    top, parent = kind == CHAIN, None  # its parent is outside this run
+            parent_id = events[parent].id if parent is not None else None
+            if kind == CHAIN:
+                if top or entry[2] is None:
+                    # A top-level invocation (usually one per run; a second invoke under the
+                    # same run becomes a second graph record).
+                    events[key] = Event(UUID(int=key), None, "graph", entry[4], entry[3], entry[6], entry[7])
+                elif entry[5]:
+                    events[key] = Event(UUID(int=key), parent_id, "node", entry[4], entry[3], entry[6], entry[7])
+                else:
+                    alias[key] = parent
+            elif kind == MODEL:
+                events[key] = Event(UUID(int=key), parent_id, "llm", entry[4], entry[3], entry[6], entry[7],
+                                    entry[8], chat=entry[5])
+            else:
+                events[key] = Event(UUID(int=key), parent_id, "tool", entry[4], entry[3], entry[5], entry[6])
+
+    def node_event(self, key: int) -> Event | None:
+        """The innermost node record that contains LangChain run ``key``."""
+        events = self.events
+        current = events.get(key)
+        if current is None:
+            parent = self._alias.get(key)
+            current = events.get(parent) if parent is not None else None
+        while current is not None and current.kind != "node":
+            current = events.get(current.parent_id.int) if current.parent_id else None
+        return current
+
+
+def assemble(log: Sequence[tuple], streamed: Mapping[int, Sequence[int]] | None = None) -> list[Event]:
+    """The run's events, in creation order; ``streamed`` is run id -> (first token ns, tokens)."""
+    assembly = Assembly()
+    assembly.feed(log)
+    events = assembly.events
+    for key, (first_ns, count) in (streamed or {}).items():
+        event = events.get(key)
+        if event is not None:
+            event.first_token_ns, event.tokens_streamed = first_ns, count
+    return list(events.values())

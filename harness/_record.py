@@ -1,6 +1,6 @@
 """A finished run as plain data, and how it becomes stored rows.
 
-:class:`RunRecord` is everything the rows of one run are made from: its event records, the
+:class:`RunRecord` is everything the rows of one run are made from: its callback log, the
 domain rows its nodes logged, and its settings. It holds no handler, lock or store, so the
 same record is written in the host process or handed whole to the writer process
 (:mod:`._writer_process`); :func:`write_record` is the one place a run becomes rows.
@@ -19,7 +19,7 @@ from uuid import UUID
 from opentelemetry import trace
 
 from . import _rows
-from ._events import Event
+from ._events import Event, assemble
 from ._redact import Redactor
 from ._spans import emit_spans
 from ._verify import total_sheets_logged, verification_status
@@ -59,7 +59,8 @@ class RunRecord:
     result: dict[str, Any]
     start_ns: int
     end_ns: int
-    events: Sequence[Event]
+    log: Sequence[tuple]  # the callback log (see ._events); assembled into events where needed
+    streamed: Mapping[int, Sequence[int]]  # model call -> (first token ns, tokens streamed)
     logged: Sequence[tuple[str, dict[str, Any], UUID | None]]  # (sheet, row, containing node's id)
     errors: int = 0  # harness failures so far (callbacks included); grows while writing
     #: event id -> (trace id, span id, parent span id) of the spans emitted for the run
@@ -70,6 +71,14 @@ class RunRecord:
     otlp_endpoint: str | None = None
     #: the application's span context when the run started (trace id, span id, flags, remote)
     outer_context: tuple[int, int, int, bool] | None = None
+    events: list[Event] | None = None  # the log, assembled (then the log is let go)
+
+    def assembled(self) -> list[Event]:
+        """The run's event records, assembled from its callback log on first use."""
+        if self.events is None:
+            self.events = assemble(self.log, self.streamed)
+            self.log, self.streamed = (), {}
+        return self.events
 
     def count_error(self, what: str) -> None:
         self.errors += 1
@@ -90,7 +99,7 @@ def build_rows(record: RunRecord) -> dict[str, list[dict[str, Any]]]:
     """The run's rows by sheet, before redaction: captured, logged, evaluated, and ``runs``."""
     ctx = _rows.RunContext(record.run_id, record.subject, record.agent_names, record.node_types,
                            record.phases, record.spans)
-    tree, rows = _rows.captured_rows(ctx, record.events)
+    tree, rows = _rows.captured_rows(ctx, record.assembled())
     seq: Counter[str] = Counter()
     for sheet, row, node_id in record.logged:
         s = sheet_named(sheet)
@@ -127,7 +136,7 @@ def build_rows(record: RunRecord) -> dict[str, list[dict[str, Any]]]:
 
 def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]]) -> dict[str, Any]:
     llm_rows = rows.get("llm_calls", [])
-    nodes = [e for e in record.events if e.kind == "node"]
+    nodes = [e for e in record.assembled() if e.kind == "node"]
     last = max(nodes, key=lambda e: (e.end_ns or 0, e.start_ns)) if nodes else None
     models = Counter(r["model"] for r in llm_rows if r.get("model"))
     temps = [r["temperature"] for r in llm_rows if r.get("temperature") is not None]
@@ -178,7 +187,7 @@ def emit_record_spans(record: RunRecord, tracer: trace.Tracer, outer_span: trace
             outer_span = trace.NonRecordingSpan(
                 trace.SpanContext(trace_id, span_id, remote, trace.TraceFlags(flags)))
         record.spans = emit_spans(
-            tracer, record.events, run_id=record.run_id, workflow=record.workflow,
+            tracer, record.assembled(), run_id=record.run_id, workflow=record.workflow,
             redact=redact, end_ns=record.end_ns, outer_span=outer_span,
             run_attrs={"harness.status": record.status, "harness.subject": redact(record.subject or "")},
         )

@@ -244,8 +244,7 @@ class Run:
         else:  # a callback manager
             merged = callbacks.copy()
             merged.add_handler(self.handler, inherit=True)
-        metadata = {**(user.get("metadata") or {}), "harness_run_id": self.run_id}
-        return {**user, "callbacks": merged, "metadata": metadata}
+        return {**user, "callbacks": merged}
 
     # --- context manager (sync and async) ---------------------------------------------
     def __enter__(self) -> Run:
@@ -301,6 +300,7 @@ class Run:
         """The run as plain data (events and logged rows are snapshots)."""
         with self._lock:
             logged = list(self._logged)
+        log, streamed = self.handler.snapshot()
         return RunRecord(
             run_id=self.run_id, subject=self.subject, workflow=self.workflow, profile=self.profile,
             required_sheets=self.required_sheets, expected_tools=self.expected_tools,
@@ -308,7 +308,7 @@ class Run:
             batch_id=self.batch_id, agent_names=self.agent_names, node_types=self.node_types,
             phases=self.phases, thread_id=(self._user_config.get("configurable") or {}).get("thread_id"),
             verify=self.verify, status=self.status, error=self.error, result=dict(self.result),
-            start_ns=self._start_ns, end_ns=end_ns, events=self.handler.snapshot(), logged=logged,
+            start_ns=self._start_ns, end_ns=end_ns, log=log, streamed=streamed, logged=logged,
             errors=self._errors + self.handler.failures,
         )
 

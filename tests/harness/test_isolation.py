@@ -90,17 +90,17 @@ def test_a_payload_that_cannot_be_serialised_loses_nothing_but_its_form(tmp_path
 def test_a_failing_callback_is_counted_and_does_not_reach_the_graph(tmp_path):
     harness = Harness(store=tmp_path / "runs.db")
     with harness.run() as run:
-        run.handler.events = None  # every hook now fails inside the handler
+        run.handler.log = None  # every hook now fails inside the handler
         out = graphs.sequential().invoke({"question": "q"}, run.config)
     harness.flush()
     assert out["log"] == ["plan", "act", "answer"]
     assert run.handler.failures > 0
 
 
-def test_the_event_map_of_a_run_is_bounded(tmp_path):
+def test_the_callback_log_of_a_run_is_bounded(tmp_path):
     harness = Harness(store=tmp_path / "runs.db")
     with harness.run() as run:
-        run.handler.max_events = 3
+        run.handler.max_entries = 3
         graphs.sequential().invoke({"question": "q"}, run.config)
     assert run.handler.dropped > 0
     assert len(harness.sheets([run.run_id])["langgraph_events"]) <= 6

@@ -234,7 +234,7 @@ def test_per_run_state_is_released_when_the_run_ends(harness):
     with harness.run() as run:
         graphs.sequential().invoke({"question": "q"}, run.config)
     harness.flush()
-    assert run.handler.events == {} and run.handler._alias == {}
+    assert run.handler.log == [] and run.handler.streamed == {} and run.handler._assembly.events == {}
 
 
 def test_unknown_model_gets_no_cost_and_missing_usage_is_estimated_not_zero(harness):
