@@ -109,7 +109,7 @@ def build_rows(record: RunRecord) -> dict[str, list[dict[str, Any]]]:
         if node is not None:
             filled.update(node=node.name, node_type=_rows.node_type_of(ctx, node),
                           agent_name=record.agent_names.get(node.name, node.name),
-                          step_number=tree.steps.get(node.id))
+                          step_number=tree.steps.get(node))
         names = set(s.all_column_names)
         full = {k: v for k, v in filled.items() if k in names}
         full.update(row)

@@ -43,47 +43,59 @@ class RunContext:
 
 @dataclass(slots=True)
 class Tree:
-    """Derived structure of a run: node steps and, for every event, its containing node."""
+    """Derived structure of a run: node steps and, for every event, its containing node.
+
+    Keyed by the event records themselves (identity hashing: cheaper than hashing UUIDs)."""
 
     events: Sequence[Event]
     by_id: dict[UUID, Event]
-    steps: dict[UUID, int]  # node event id -> step_number
-    owner: dict[UUID, Event | None]  # event id -> innermost enclosing node (itself for nodes)
-    tool_parent: dict[UUID, Event | None]  # event id -> nearest enclosing tool call
-    depth: dict[UUID, int]  # event id -> number of enclosing tool calls
+    parent: dict[Event, Event | None]  # nearest recorded ancestor
+    steps: dict[Event, int]  # node event -> step_number
+    owner: dict[Event, Event | None]  # event -> innermost enclosing node (itself for nodes)
+    tool_parent: dict[Event, Event | None]  # event -> nearest enclosing tool call
+    depth: dict[Event, int]  # event -> number of enclosing tool calls
+    text_id: dict[Event, str]  # event -> its id as text
 
     @classmethod
     def build(cls, events: Sequence[Event]) -> Tree:
         by_id = {e.id: e for e in events}
         nodes = sorted((e for e in events if e.kind == "node"), key=lambda e: (e.start_ns, e.name))
-        steps = {e.id: i for i, e in enumerate(nodes, start=1)}
-        owner: dict[UUID, Event | None] = {}
-        tool_parent: dict[UUID, Event | None] = {}
-        depth: dict[UUID, int] = {}
+        steps = {e: i for i, e in enumerate(nodes, start=1)}
+        parents: dict[Event, Event | None] = {}
+        owner: dict[Event, Event | None] = {}
+        tool_parent: dict[Event, Event | None] = {}
+        depth: dict[Event, int] = {}
         for e in events:  # creation order: a parent is always seen before its children
-            parent = by_id.get(e.parent_id) if e.parent_id else None
+            parent = parents[e] = by_id.get(e.parent_id) if e.parent_id else None
             if parent is None:
-                owner[e.id], tool_parent[e.id], depth[e.id] = (e if e.kind == "node" else None), None, 0
+                owner[e], tool_parent[e], depth[e] = (e if e.kind == "node" else None), None, 0
                 continue
-            owner[e.id] = e if e.kind == "node" else owner.get(parent.id)
+            owner[e] = e if e.kind == "node" else owner.get(parent)
             if parent.kind == "tool":
-                tool_parent[e.id], depth[e.id] = parent, depth.get(parent.id, 0) + 1
+                tool_parent[e], depth[e] = parent, depth.get(parent, 0) + 1
             elif parent.kind == "node":
-                tool_parent[e.id], depth[e.id] = None, 0
+                tool_parent[e], depth[e] = None, 0
             else:
-                tool_parent[e.id], depth[e.id] = tool_parent.get(parent.id), depth.get(parent.id, 0)
-        return cls(events, by_id, steps, owner, tool_parent, depth)
+                tool_parent[e], depth[e] = tool_parent.get(parent), depth.get(parent, 0)
+        text_id = {e: str(e.id) for e in events}
+        return cls(events, by_id, parents, steps, owner, tool_parent, depth, text_id)
 
     def step_of(self, event: Event) -> int | None:
-        node = self.owner.get(event.id)
-        return self.steps.get(node.id) if node is not None else None
+        node = self.owner.get(event)
+        return self.steps.get(node) if node is not None else None
 
     def enclosing_node(self, event: Event) -> Event | None:
         """For a node: the node that contains it (subgraphs); for a call: its owning node."""
         if event.kind != "node":
-            return self.owner.get(event.id)
-        parent = self.by_id.get(event.parent_id) if event.parent_id else None
-        return self.owner.get(parent.id) if parent is not None else None
+            return self.owner.get(event)
+        parent = self.parent.get(event)
+        return self.owner.get(parent) if parent is not None else None
+
+    def parent_text_id(self, event: Event) -> str | None:
+        parent = self.parent.get(event)
+        if parent is not None:
+            return self.text_id[parent]
+        return str(event.parent_id) if event.parent_id else None
 
 
 # --- models -------------------------------------------------------------------------------
@@ -231,12 +243,12 @@ def _common(ctx: RunContext, tree: Tree, event: Event, node: Event | None) -> di
         "company_name": ctx.company_name,
         "node": node_name,
         "agent_name": ctx.agent_names.get(node_name, node_name) if node_name else None,
-        "step_number": tree.steps.get(node.id) if node is not None else None,
+        "step_number": tree.steps.get(node) if node is not None else None,
     }
 
 
 def _trace(ctx: RunContext, event: Event) -> dict[str, Any]:
-    ids = ctx.span_ids.get(event.id)
+    ids = ctx.span_ids.get(event.id) if ctx.span_ids else None
     if not ids:
         return {}
     return {"trace_id": ids[0], "span_id": ids[1], "parent_span_id": ids[2]}
@@ -259,7 +271,7 @@ def node_type_of(ctx: RunContext, event: Event) -> str:
 def langgraph_event_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
     rows = []
     for e in tree.events:
-        node = tree.owner.get(e.id) if e.kind != "graph" else None
+        node = tree.owner.get(e) if e.kind != "graph" else None
         base = _common(ctx, tree, e, node)
         if e.kind == "node":
             base["node"], base["agent_name"] = e.name, ctx.agent_names.get(e.name, e.name)
@@ -274,8 +286,8 @@ def langgraph_event_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "event_name": e.name,
             "model": model,
             "temperature": temperature(e) if is_llm else None,
-            "event_id": str(e.id),
-            "parent_event_id": str(e.parent_id) if e.parent_id else None,
+            "event_id": tree.text_id[e],
+            "parent_event_id": tree.parent_text_id(e),
             "langgraph_step": e.langgraph_step,
             "checkpoint_ns": e.checkpoint_ns,
             "subgraph_depth": e.subgraph_depth,
@@ -287,7 +299,7 @@ def langgraph_event_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
         start_type = _EVENT_TYPES[(e.kind, "start")] if (e.kind != "llm" or e.chat) else "on_llm_start"
         rows.append({
             **common,
-            "row_key": f"{e.id}:start",
+            "row_key": f"{tree.text_id[e]}:start",
             "event_type": start_type,
             "input_preview": preview(prompt_text(e) if is_llm else e.inputs),
             "status": "started",
@@ -299,7 +311,7 @@ def langgraph_event_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
         tokens = None if u is None or u.prompt_tokens is None else u.prompt_tokens + (u.completion_tokens or 0)
         rows.append({
             **common,
-            "row_key": f"{e.id}:end",
+            "row_key": f"{tree.text_id[e]}:end",
             "event_type": _EVENT_TYPES[(e.kind, outcome)],
             "tokens": tokens,
             "output_preview": preview(response_text(e) if is_llm else e.outputs),
@@ -317,16 +329,16 @@ def llm_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
         if e.kind != "llm" or not e.finished:
             continue
         md = e.metadata or {}
-        node = tree.owner.get(e.id)
+        node = tree.owner.get(e)
         text = response_text(e)
         model = response_model(e)
         u = usage(e)
         price = costs.cost(model, u.prompt_tokens, u.completion_tokens)
         total = None if u.prompt_tokens is None else u.prompt_tokens + (u.completion_tokens or 0)
-        parent_tool = tree.tool_parent.get(e.id)
+        parent_tool = tree.tool_parent.get(e)
         rows.append({
             **_common(ctx, tree, e, node),
-            "row_key": f"{e.id}:llm",
+            "row_key": f"{tree.text_id[e]}:llm",
             "node_type": "llm",
             "call_type": md.get("harness.call_type") or ("chat" if e.chat else "completion"),
             "model": model,
@@ -347,11 +359,11 @@ def llm_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "error": e.error,
             "timestamp": iso(e.end_ns),
             "generated_by": "Mixed",
-            "llm_call_id": str(e.id),
+            "llm_call_id": tree.text_id[e],
             "usage_source": u.source,
             "time_to_first_token_ms": (e.first_token_ns - e.start_ns) / 1e6 if e.first_token_ns else None,
             "price_table": costs.PRICE_TABLE_VERSION if price else None,
-            "parent_tool_id": str(parent_tool.id) if parent_tool is not None else None,
+            "parent_tool_id": tree.text_id[parent_tool] if parent_tool is not None else None,
             **_trace(ctx, e),
         })
     return rows
@@ -381,29 +393,29 @@ def tool_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
     for e in tree.events:
         if e.kind != "tool" or not e.finished:
             continue
-        node = tree.owner.get(e.id)
-        parent_tool = tree.tool_parent.get(e.id)
+        node = tree.owner.get(e)
+        parent_tool = tree.tool_parent.get(e)
         md = e.metadata or {}
         status = "fail" if e.status == "error" else "ok"
         if status == "ok" and getattr(e.outputs, "status", None) == "error":  # ToolMessage(status="error")
             status = "fail"
         rows.append({
             **_common(ctx, tree, e, node),
-            "row_key": f"{e.id}:tool",
+            "row_key": f"{tree.text_id[e]}:tool",
             "node_type": "tool",
             "tool_name": e.name,
             "tool_input": _tool_payload(e.inputs),
             "tool_output": _tool_payload(e.outputs) if e.status != "error" else None,
             "parent_node": node.name if node is not None else None,
             "workflow_phase": md.get("harness.workflow_phase") or (ctx.phases.get(node.name) if node else None),
-            "call_depth": tree.depth.get(e.id, 0),
-            "parent_tool_id": str(parent_tool.id) if parent_tool is not None else None,
+            "call_depth": tree.depth.get(e, 0),
+            "parent_tool_id": tree.text_id[parent_tool] if parent_tool is not None else None,
             "execution_time_ms": e.duration_ms,
             "status": status,
             "error": e.error or (_tool_payload(e.outputs) if status == "fail" else None),
             "timestamp": iso(e.end_ns),
             "generated_by": "Us",
-            "tool_call_id": str(e.id),
+            "tool_call_id": tree.text_id[e],
             **_trace(ctx, e),
         })
         if isinstance(rows[-1]["error"], (dict, list)):
@@ -421,8 +433,8 @@ def prompt_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
         system = "\n\n".join(t for r, t in messages if r == "system") or None
         user = "\n\n".join(f"{r}: {t}" if r not in ("human", "user") else t for r, t in messages if r != "system")
         rows.append({
-            **_common(ctx, tree, e, tree.owner.get(e.id)),
-            "row_key": f"{e.id}:prompt",
+            **_common(ctx, tree, e, tree.owner.get(e)),
+            "row_key": f"{tree.text_id[e]}:prompt",
             "prompt_id": md.get("harness.prompt_id"),
             "prompt_name": md.get("harness.prompt_name"),
             "category": md.get("harness.prompt_category"),
@@ -433,7 +445,7 @@ def prompt_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "temperature": temperature(e),
             "timestamp": iso(e.start_ns),
             "generated_by": "Us",
-            "llm_call_id": str(e.id),
+            "llm_call_id": tree.text_id[e],
         })
     return rows
 
@@ -461,12 +473,18 @@ def redact_rows(rows: Iterable[dict[str, Any]], redact, columns: frozenset[str] 
     """Scrub secrets in place from ``columns`` (default: every text and JSON cell).
 
     JSON values are turned into their JSON text first, so a secret inside a nested payload
-    is found; the store keeps that text as the cell's JSON.
+    is found; the store keeps that text as the cell's JSON. The cells are scanned together
+    first, and scrubbed one by one only when that scan finds something.
     """
+    cells: list[tuple[dict[str, Any], str, str]] = []
     for row in rows:
         for key in (row.keys() & columns if columns is not None else list(row)):
             value = row[key]
             if isinstance(value, str):
-                row[key] = redact(value)
+                cells.append((row, key, value))
             elif isinstance(value, (dict, list)):
-                row[key] = redact(to_json(value))
+                text = row[key] = to_json(value)
+                cells.append((row, key, text))
+    if cells and redact.finds_any([text for _, _, text in cells]):
+        for row, key, text in cells:
+            row[key] = redact(text)
