@@ -10,6 +10,17 @@ from typing import Any
 PREVIEW_CHARS = 10_000
 
 
+def _key(key: Any) -> str:
+    """A mapping key as JSON text names it (as :mod:`json` does for the keys it accepts)."""
+    if isinstance(key, str):
+        return key
+    if key is True or key is False or key is None:
+        return json.dumps(key)
+    if isinstance(key, (int, float)):
+        return json.dumps(key)
+    return str(key)
+
+
 def jsonable(value: Any, _depth: int = 0) -> Any:
     """A JSON-able copy of ``value``: messages and pydantic models as dicts, sets as lists."""
     if value is None or isinstance(value, (str, int, float, bool)):
@@ -17,24 +28,41 @@ def jsonable(value: Any, _depth: int = 0) -> Any:
     if _depth > 32:
         return repr(value)
     if isinstance(value, Mapping):
-        return {str(k): jsonable(v, _depth + 1) for k, v in value.items()}
+        return {_key(k): jsonable(v, _depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
         items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
         return [jsonable(v, _depth + 1) for v in items]
+    return jsonable(_plain(value), _depth + 1)
+
+
+def _plain(value: Any) -> Any:
+    """What an object that is not plain data stands for in JSON."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
     if hasattr(value, "model_dump"):
         try:
-            return jsonable(value.model_dump(exclude_none=True), _depth + 1)
+            return value.model_dump(exclude_none=True)
         except Exception:  # noqa: BLE001 - fall back to text
             return repr(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return jsonable(dataclasses.asdict(value), _depth + 1)
+        return dataclasses.asdict(value)
     if isinstance(value, bytes):
         return f"<{len(value)} bytes>"
     return str(value)
 
 
+# The C encoder walks plain data itself and asks _plain only for the other objects.
+_encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=_plain)
+
+
 def to_json(value: Any) -> str:
-    return json.dumps(jsonable(value), separators=(",", ":"), ensure_ascii=False)
+    """``value`` as compact JSON text, as :func:`jsonable` makes it."""
+    try:
+        return _encoder.encode(value)
+    except (TypeError, ValueError, RecursionError):  # keys json refuses, cycles, great depth
+        return json.dumps(jsonable(value), separators=(",", ":"), ensure_ascii=False)
 
 
 def preview(value: Any, limit: int = PREVIEW_CHARS) -> str | None:
