@@ -1,5 +1,7 @@
 """Secrets never reach a row or a span."""
 
+from hypothesis import given
+from hypothesis import strategies as st
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -28,6 +30,29 @@ def test_known_key_shapes_are_redacted():
 def test_values_of_secret_environment_variables_are_redacted():
     redact = Redactor(environ={"FINNHUB_API_KEY": "abc123xyz", "HOME": "/root", "X_SECRET": "hunter22"})
     assert redact("token abc123xyz and hunter22 at /root") == f"token {REDACTED} and {REDACTED} at /root"
+
+
+# Text made of the pieces secrets are recognised by (in any case, with the Unicode letters
+# that case-insensitive matching equates with ASCII ones: Kelvin sign, long s).
+_pieces = st.sampled_from(["gsk_", "GSK_", "sk-", "SK-", "ſk-", "\u212aey=", "Bearer ", "bearer\t", "?token=", "&api_key=",
+                           "abcdefgh", "0123456789", "ABCDEFGHIJKLMNOP", "-", "_", " ", "\x00", "é", "proj-", "hunter22",
+                           "HUNTER22", "&"])
+_texts = st.lists(_pieces, max_size=12).map("".join)
+
+
+@given(_texts)
+def test_the_quick_check_never_lets_a_secret_pass(text):
+    """The redactor skips its pattern for text holding none of the pieces every match
+    contains; that must never change what is scrubbed."""
+    for redact in (Redactor(environ={}), Redactor(environ={"X_SECRET": "hunter22"})):
+        assert redact(text) == redact._pattern.sub(redact._replace, text)
+
+
+@given(st.lists(_texts, max_size=6))
+def test_one_scan_over_many_cells_finds_whatever_a_scan_per_cell_finds(cells):
+    redact = Redactor(environ={"X_SECRET": "hunter22"})
+    if any(redact._pattern.search(cell) for cell in cells):
+        assert redact.finds_any(cells)
 
 
 def test_secrets_in_prompts_tool_payloads_and_errors_never_reach_rows_or_spans(tmp_path, monkeypatch):
