@@ -74,6 +74,7 @@ _OPEN_STORES = 8
 _NATIVE_MODULES = ("builtins", "langchain_core", "langgraph", "harness", "uuid", "datetime", "decimal",
                    "collections", "pydantic", "pydantic_core", "copyreg")
 _event_fields = operator.attrgetter(*(f.name for f in dataclasses.fields(Event)))
+_record_fields = operator.attrgetter(*(f.name for f in dataclasses.fields(RunRecord)))
 
 
 def _as_is(value: Any) -> Any:
@@ -104,6 +105,10 @@ def _reduce_event(obj: Event) -> Any:
     return Event, _event_fields(obj)
 
 
+def _reduce_record(obj: RunRecord) -> Any:
+    return RunRecord, _record_fields(obj)
+
+
 def _reduce_chat_generation(obj: ChatGeneration) -> Any:
     return _chat_generation, (obj.message, obj.generation_info)
 
@@ -126,7 +131,7 @@ def _reduce_foreign(obj: Any) -> Any:
 
 #: How each class met in a record is pickled: a reducer, or None for pickle's own way.
 _reducers: dict[type, Callable[[Any], Any] | None] = {
-    UUID: _reduce_uuid, Event: _reduce_event, ChatGeneration: _reduce_chat_generation,
+    UUID: _reduce_uuid, Event: _reduce_event, RunRecord: _reduce_record, ChatGeneration: _reduce_chat_generation,
     LLMResult: _reduce_llm_result,
 }
 
@@ -305,6 +310,8 @@ class WriterProcess:
                     self._ended()
                     return
                 self._inbox += chunk
+                if len(chunk) < 1 << 16:  # all there was (answers are 16 bytes each)
+                    break
         except BlockingIOError:
             pass
         except OSError:
