@@ -1,16 +1,17 @@
 """Tracing overhead: the same graph bare, under the harness, and under OpenInference.
 
 The benchmark graph has 8 nodes, 5 chat-model calls (LangChain's fake chat model reporting
-usage), 4 tool calls and one parallel branch. The three modes are interleaved in rounds in
-one process and compared by their medians; the harness is measured with the whole
-``with harness.run(...)`` block and, per block of runs, the wait until they are in the store:
-with its default writer process, with ``HARNESS_WRITER=thread``, with spans into an
-in-memory exporter (as OpenInference is measured), and with spans over OTLP/HTTP to a local
-endpoint (made by the writer process, or by the host with the thread writer). A handler that does nothing shows what
-LangChain's callback dispatch costs any tracer. Three ratios to bare: all work (wall time
-including the wait for the store), caller-visible latency, and CPU (host and writer process).
+usage), 4 tool calls and one parallel branch. Modes are interleaved in rounds in one process
+and compared by their medians; the harness is measured with the whole ``with
+harness.run(...)`` block. Phase 1 compares bare, a handler that does nothing (what
+LangChain's callback dispatch costs any tracer), the harness as shipped and OpenInference
+with an in-memory exporter. Phase 2 measures the harness's other configurations against
+bare: ``writer="thread"``, spans into an in-memory exporter, spans over OTLP/HTTP to a local
+endpoint (made by the writer process, or by the host with the thread writer). Three ratios
+to bare: caller-visible latency per run (the target), all work (a block of runs timed until
+they are stored and their spans exported), and CPU (host process and writer process).
 
-    python benchmarks/overhead.py [--rounds 30] [--per-round 10]
+    python benchmarks/overhead.py [--rounds 30] [--per-round 10] [--no-variants]
 """
 
 from __future__ import annotations
@@ -153,10 +154,68 @@ def otlp_sink() -> tuple[subprocess.Popen, str]:
     return sink, f"http://127.0.0.1:{sink.stdout.readline().strip()}"
 
 
+def measure(modes, rounds: int, per_round: int, instrumentor=None, oi_exporter=None, oi_provider=None):
+    """Interleave the modes in rounds; per mode: per-run latencies, per-run block times
+    (including the wait until the block's runs are stored and their spans exported) and
+    per-run CPU (host process and writer process)."""
+    def finish(h):  # a block ends when its runs are stored and their spans exported
+        if h is not None:
+            h.flush()
+            flush_own_providers()
+
+    for _ in range(3):  # warm up every path
+        for name, (fn, h, env) in modes.items():
+            if name == "openinference":
+                instrumentor.instrument(tracer_provider=oi_provider)
+            os.environ.update(env)
+            fn()
+            finish(h)
+            for key in env:
+                del os.environ[key]
+            if name == "openinference":
+                instrumentor.uninstrument()
+    blocks: dict[str, list[float]] = {name: [] for name in modes}
+    caller: dict[str, list[float]] = {name: [] for name in modes}
+    cpu: dict[str, list[float]] = {name: [] for name in modes}
+    for _ in range(rounds):
+        for name, (fn, h, env) in modes.items():
+            if name == "openinference":
+                instrumentor.instrument(tracer_provider=oi_provider)
+            os.environ.update(env)
+            cpu0, writer0 = time.process_time(), writer_cpu_seconds()
+            start = time.perf_counter()
+            for _ in range(per_round):
+                t0 = time.perf_counter()
+                fn()
+                caller[name].append(time.perf_counter() - t0)
+            finish(h)
+            blocks[name].append((time.perf_counter() - start) / per_round)
+            cpu[name].append((time.process_time() - cpu0 + writer_cpu_seconds() - writer0) / per_round)
+            for key in env:
+                del os.environ[key]
+            if name == "openinference":
+                instrumentor.uninstrument()
+                oi_exporter.clear()
+    return blocks, caller, cpu
+
+
+def report(title: str, blocks, caller, cpu) -> dict[str, tuple[float, float]]:
+    def ratio(table, name):
+        return statistics.median(table[name]) / statistics.median(table["bare"])
+
+    base = statistics.median(caller["bare"])
+    print(f"{title}: bare run median {base * 1e3:.2f} ms")
+    print(f"{'':>22}  {'caller':>7}  {'all work':>9}  {'cpu':>6}   (ratios to bare)")
+    for name in blocks:
+        print(f"{name:>22}  {ratio(caller, name):7.2f}  {ratio(blocks, name):9.2f}  {ratio(cpu, name):6.2f}")
+    return {name: (ratio(caller, name), ratio(blocks, name)) for name in blocks}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--per-round", type=int, default=10)
+    parser.add_argument("--no-variants", action="store_true", help="only the comparison the target is about")
     args = parser.parse_args()
 
     from openinference.instrumentation.langchain import LangChainInstrumentor
@@ -164,9 +223,7 @@ def main() -> None:
     graph = build_graph()
     tmp = Path(tempfile.mkdtemp())
     by_process = Harness(store=tmp / "process.db")
-    os.environ["HARNESS_WRITER"] = "thread"
-    by_thread = Harness(store=tmp / "thread.db")
-    del os.environ["HARNESS_WRITER"]
+    by_thread = Harness(store=tmp / "thread.db", writer="thread")
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(InMemorySpanExporter()))
     with_spans = Harness(store=tmp / "spans.db", tracer_provider=provider)
@@ -174,11 +231,6 @@ def main() -> None:
     oi_exporter = InMemorySpanExporter()
     oi_provider.add_span_processor(SimpleSpanProcessor(oi_exporter))
     instrumentor = LangChainInstrumentor()
-
-    sink, endpoint = otlp_sink()
-    otlp_env = {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint}
-    by_process_otlp = Harness(store=tmp / "process_otlp.db")
-    by_thread_otlp = Harness(store=tmp / "thread_otlp.db", writer="thread")
 
     def bare():
         graph.invoke({"log": []})
@@ -192,65 +244,33 @@ def main() -> None:
                 graph.invoke({"log": []}, r.config)
         return run
 
-    # Each sample is a block of runs timed together, and a harness block includes waiting
-    # until the block's runs are in the store: the harness is charged for all the work it
-    # causes, not only for what the caller waits on. CPU counts the host process and the
-    # writer process together.
+    # Phase 1, the comparison the target is about: bare, a handler that does nothing (what
+    # LangChain's dispatch costs any tracer), the harness as shipped, OpenInference.
     # name -> (one run, its harness, environment for the block)
     modes = {"bare": (bare, None, {}), "noop handler": (noop, None, {}),
-             "harness": (harnessed(by_process), by_process, {}),
-             "harness (thread)": (harnessed(by_thread), by_thread, {}),
-             "harness+spans": (harnessed(with_spans), with_spans, {}),
-             "harness+otlp": (harnessed(by_process_otlp), by_process_otlp, otlp_env),
-             "harness+otlp (thread)": (harnessed(by_thread_otlp), by_thread_otlp, otlp_env),
-             "openinference": (bare, None, {})}
-    blocks: dict[str, list[float]] = {name: [] for name in modes}
-    caller: dict[str, list[float]] = {name: [] for name in modes}
-    cpu: dict[str, list[float]] = {name: [] for name in modes}
-    def finish(h):  # a block ends when its runs are stored and their spans exported
-        if h is not None:
-            h.flush()
-            flush_own_providers()
-
-    for _ in range(3):  # warm up every path
-        for fn, h, env in modes.values():
-            os.environ.update(env)
-            fn()
-            finish(h)
-            for key in env:
-                del os.environ[key]
-    for _ in range(args.rounds):
-        for name, (fn, h, env) in modes.items():
-            if name == "openinference":
-                instrumentor.instrument(tracer_provider=oi_provider)
-            os.environ.update(env)
-            cpu0, writer0 = time.process_time(), writer_cpu_seconds()
-            start = time.perf_counter()
-            for _ in range(args.per_round):
-                t0 = time.perf_counter()
-                fn()
-                caller[name].append(time.perf_counter() - t0)
-            finish(h)
-            blocks[name].append((time.perf_counter() - start) / args.per_round)
-            cpu[name].append((time.process_time() - cpu0 + writer_cpu_seconds() - writer0) / args.per_round)
-            for key in env:
-                del os.environ[key]
-            if name == "openinference":
-                instrumentor.uninstrument()
-                oi_exporter.clear()
-
-    def ratio(table, name):
-        return statistics.median(table[name]) / statistics.median(table["bare"])
-
-    base = statistics.median(blocks["bare"])
-    print(f"rounds: {args.rounds} x {args.per_round} runs per mode; bare run median {base * 1e3:.2f} ms")
-    print(f"{'':>22}  {'all work':>9}  {'caller':>7}  {'cpu':>6}   (ratios to bare)")
-    for name in modes:
-        print(f"{name:>22}  {ratio(blocks, name):9.2f}  {ratio(caller, name):7.2f}  {ratio(cpu, name):6.2f}")
-    sink.kill()
-    print(f"harness/bare = {ratio(blocks, 'harness'):.2f} all work, {ratio(caller, 'harness'):.2f} caller-visible "
-          f"(target <= 1.10; an inline handler that does nothing: {ratio(blocks, 'noop handler'):.2f}); "
-          f"openinference/bare = {ratio(blocks, 'openinference'):.2f}")
+             "harness": (harnessed(by_process), by_process, {}), "openinference": (bare, None, {})}
+    found = report("the comparison", *measure(modes, args.rounds, args.per_round, instrumentor, oi_exporter,
+                                               oi_provider))
+    if not args.no_variants:
+        # Phase 2, the harness's other configurations (kept apart: they share the process
+        # with phase 1's modes and would disturb them), each against bare again.
+        sink, endpoint = otlp_sink()
+        otlp_env = {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint}
+        by_process_otlp = Harness(store=tmp / "process_otlp.db")
+        by_thread_otlp = Harness(store=tmp / "thread_otlp.db", writer="thread")
+        variants = {"bare": (bare, None, {}),
+                    "harness (thread)": (harnessed(by_thread), by_thread, {}),
+                    "harness+spans": (harnessed(with_spans), with_spans, {}),
+                    "harness+otlp": (harnessed(by_process_otlp), by_process_otlp, otlp_env),
+                    "harness+otlp (thread)": (harnessed(by_thread_otlp), by_thread_otlp, otlp_env)}
+        print()
+        report("writer and span variants", *measure(variants, args.rounds, args.per_round))
+        sink.kill()
+    print()
+    caller_ratio, all_work = found["harness"]
+    print(f"harness/bare = {caller_ratio:.2f} caller-visible, {all_work:.2f} all work (target <= 1.10; "
+          f"an inline handler that does nothing: {found['noop handler'][0]:.2f}); "
+          f"openinference/bare = {found['openinference'][0]:.2f}")
 
 
 if __name__ == "__main__":
