@@ -58,8 +58,9 @@ class HarnessCallbackHandler(BaseCallbackHandler):
         self._lock = threading.Lock()
 
     # --- bookkeeping ----------------------------------------------------------------
-    # Each hook runs on the graph's own path, so each is one frame that appends one tuple;
-    # the guard is written out in every hook rather than wrapped around it.
+    # Each hook runs on the graph's own path: it appends one tuple and does nothing else, and
+    # its guard is written out in it (or in the one helper both model hooks share) rather
+    # than wrapped around it.
     def _failed(self, hook: str) -> None:
         """Never let a callback failure reach the graph: log, count, carry on."""
         self.failures += 1
@@ -135,15 +136,8 @@ class HarnessCallbackHandler(BaseCallbackHandler):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        try:
-            log = self.log
-            if len(log) >= self.max_entries:
-                return self._drop(run_id)
-            log.append((MODEL, run_id.int, parent_run_id.int if parent_run_id else None, time.time_ns(),
-                        kwargs.get("name") or (serialized or {}).get("name") or "chat_model", True, messages,
-                        metadata, kwargs.get("invocation_params")))
-        except Exception:  # noqa: BLE001
-            self._failed("on_chat_model_start")
+        self._model_start("on_chat_model_start", serialized, messages, run_id, parent_run_id, metadata, kwargs,
+                          chat=True)
 
     def on_llm_start(
         self,
@@ -156,15 +150,21 @@ class HarnessCallbackHandler(BaseCallbackHandler):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
+        self._model_start("on_llm_start", serialized, prompts, run_id, parent_run_id, metadata, kwargs, chat=False)
+
+    def _model_start(self, hook: str, serialized: dict[str, Any] | None, inputs: Any, run_id: UUID,
+                     parent_run_id: UUID | None, metadata: dict[str, Any] | None, kwargs: dict[str, Any], *,
+                     chat: bool) -> None:
+        """A chat model's messages or a completion model's prompts: one MODEL entry."""
         try:
             log = self.log
             if len(log) >= self.max_entries:
                 return self._drop(run_id)
             log.append((MODEL, run_id.int, parent_run_id.int if parent_run_id else None, time.time_ns(),
-                        kwargs.get("name") or (serialized or {}).get("name") or "llm", False, prompts,
-                        metadata, kwargs.get("invocation_params")))
+                        kwargs.get("name") or (serialized or {}).get("name") or ("chat_model" if chat else "llm"),
+                        chat, inputs, metadata, kwargs.get("invocation_params")))
         except Exception:  # noqa: BLE001
-            self._failed("on_llm_start")
+            self._failed(hook)
 
     def on_llm_new_token(self, token: str, *, run_id: UUID, **kwargs: Any) -> None:
         try:
