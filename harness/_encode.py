@@ -14,9 +14,7 @@ def _key(key: Any) -> str:
     """A mapping key as JSON text names it (as :mod:`json` does for the keys it accepts)."""
     if isinstance(key, str):
         return key
-    if key is True or key is False or key is None:
-        return json.dumps(key)
-    if isinstance(key, (int, float)):
+    if key is None or isinstance(key, (int, float)):  # bool is an int: true / false
         return json.dumps(key)
     return str(key)
 
