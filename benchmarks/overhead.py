@@ -17,6 +17,7 @@ they are stored and their spans exported), and CPU (host process and writer proc
 from __future__ import annotations
 
 import argparse
+import contextlib
 import operator
 import os
 import statistics
@@ -158,6 +159,21 @@ def measure(modes, rounds: int, per_round: int, instrumentor=None, oi_exporter=N
     """Interleave the modes in rounds; per mode: per-run latencies, per-run block times
     (including the wait until the block's runs are stored and their spans exported) and
     per-run CPU (host process and writer process)."""
+    @contextlib.contextmanager
+    def entered(name, env):
+        """A mode's setting (its environment; OpenInference's instrumentation) for a block."""
+        if name == "openinference":
+            instrumentor.instrument(tracer_provider=oi_provider)
+        os.environ.update(env)
+        try:
+            yield
+        finally:
+            for key in env:
+                del os.environ[key]
+            if name == "openinference":
+                instrumentor.uninstrument()
+                oi_exporter.clear()
+
     def finish(h):  # a block ends when its runs are stored and their spans exported
         if h is not None:
             h.flush()
@@ -165,37 +181,24 @@ def measure(modes, rounds: int, per_round: int, instrumentor=None, oi_exporter=N
 
     for _ in range(3):  # warm up every path
         for name, (fn, h, env) in modes.items():
-            if name == "openinference":
-                instrumentor.instrument(tracer_provider=oi_provider)
-            os.environ.update(env)
-            fn()
-            finish(h)
-            for key in env:
-                del os.environ[key]
-            if name == "openinference":
-                instrumentor.uninstrument()
+            with entered(name, env):
+                fn()
+                finish(h)
     blocks: dict[str, list[float]] = {name: [] for name in modes}
     caller: dict[str, list[float]] = {name: [] for name in modes}
     cpu: dict[str, list[float]] = {name: [] for name in modes}
     for _ in range(rounds):
         for name, (fn, h, env) in modes.items():
-            if name == "openinference":
-                instrumentor.instrument(tracer_provider=oi_provider)
-            os.environ.update(env)
-            cpu0, writer0 = time.process_time(), writer_cpu_seconds()
-            start = time.perf_counter()
-            for _ in range(per_round):
-                t0 = time.perf_counter()
-                fn()
-                caller[name].append(time.perf_counter() - t0)
-            finish(h)
-            blocks[name].append((time.perf_counter() - start) / per_round)
-            cpu[name].append((time.process_time() - cpu0 + writer_cpu_seconds() - writer0) / per_round)
-            for key in env:
-                del os.environ[key]
-            if name == "openinference":
-                instrumentor.uninstrument()
-                oi_exporter.clear()
+            with entered(name, env):
+                cpu0, writer0 = time.process_time(), writer_cpu_seconds()
+                start = time.perf_counter()
+                for _ in range(per_round):
+                    t0 = time.perf_counter()
+                    fn()
+                    caller[name].append(time.perf_counter() - t0)
+                finish(h)
+                blocks[name].append((time.perf_counter() - start) / per_round)
+                cpu[name].append((time.process_time() - cpu0 + writer_cpu_seconds() - writer0) / per_round)
     return blocks, caller, cpu
 
 
