@@ -13,9 +13,11 @@ import contextlib
 import functools
 import hashlib
 import json
+import logging
 import os
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +26,8 @@ from .schema import SHEET_NAMES, SHEETS, Sheet, sheet as sheet_named
 
 if TYPE_CHECKING:
     import pandas as pd  # imported when sheets are read: the writer process never needs it
+
+logger = logging.getLogger("harness")
 
 ENV_STORE = "HARNESS_STORE"
 DEFAULT_STORE = "harness.db"
@@ -108,22 +112,45 @@ def content_key(sheet: str, row: Mapping[str, Any]) -> str:
 
 
 class Store:
-    """A SQLite file holding one table per sheet. Thread-safe; one connection, one lock."""
+    """A SQLite file holding one table per sheet. Thread-safe; one connection, one lock.
+
+    Fork-safe: a forked child gets a connection and a lock of its own on first fork (SQLite
+    forbids carrying a connection across ``fork()``, and the parent's lock may be held by a
+    thread the child does not have).
+    """
 
     def __init__(self, url: str | os.PathLike[str] | None = None) -> None:
         self.path = resolve_store_path(url)
         self.absolute_path = self.path.absolute()  # as of opening, whatever the process's cwd becomes
+        self._lock = threading.RLock()
+        self._depth = 0
         try:
             if self.path.parent and not self.path.parent.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._lock = threading.RLock()
-            self._depth = 0
+            self._conn = self._connect()
             self._create_tables()
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open store {str(self.path)!r}: {exc}") from None
+        _open_stores.add(self)
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.absolute_path, check_same_thread=False, timeout=30)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        return conn
+
+    def _reopen_in_child(self) -> None:
+        """In a forked child: the inherited connection is set aside unused (never closed:
+        closing could checkpoint or remove the WAL the parent is using) and a new one opened."""
+        _inherited.append(self._conn)
+        self._lock = threading.RLock()
+        self._depth = 0
+        try:
+            self._conn = self._connect()
+        except (OSError, sqlite3.Error) as exc:  # every use now fails as the store failing
+            logger.warning("harness store %s could not be reopened after fork: %s", self.path, exc)
+            self._conn = sqlite3.connect(":memory:")
+            self._conn.close()
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
@@ -350,6 +377,22 @@ class Store:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+        _open_stores.discard(self)
+
+
+#: Stores open in this process (for a forked child to reopen), and the connections a forked
+#: child inherited, kept referenced so they are never used or closed there.
+_open_stores: weakref.WeakSet[Store] = weakref.WeakSet()
+_inherited: list[sqlite3.Connection] = []
+
+
+def _after_fork_in_child() -> None:
+    for store in list(_open_stores):
+        store._reopen_in_child()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 _SQL_TYPES = {"text": "TEXT", "int": "INTEGER", "float": "REAL", "json": "TEXT", "datetime": "TEXT"}

@@ -1,7 +1,10 @@
 """The SQLite store: one table per sheet, idempotent writes, readable while written."""
 
+import os
+import signal
 import sqlite3
 import threading
+import time
 
 import pytest
 
@@ -79,3 +82,44 @@ def test_store_is_readable_from_another_connection_while_a_writer_is_busy(tmp_pa
     finally:
         stop.set()
         thread.join()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_uses_the_store_while_a_parent_thread_is_inside_a_transaction(tmp_path):
+    # The parent's lock is held by a thread the child does not have, and its connection
+    # must not be used across fork(): the child works on a connection and lock of its own.
+    store = Store(tmp_path / "runs.db")
+    store.write("runs", [{"run_id": "before"}])
+    inside, release = threading.Event(), threading.Event()
+
+    def hold_a_transaction():
+        with store.transaction():
+            inside.set()
+            release.wait(30)
+            store._insert(SHEETS_BY_NAME["runs"], [{"run_id": "parent"}])
+
+    thread = threading.Thread(target=hold_a_transaction)
+    thread.start()
+    assert inside.wait(10)
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            store.write("runs", [{"run_id": "child"}])
+            code = 0 if store.count("runs") == 2 else 2
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 20
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if done[0] == 0:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    release.set()
+    thread.join()
+    assert done[0] == pid, "the forked child hung on the store"
+    assert os.waitstatus_to_exitcode(done[1]) == 0
+    assert {r["run_id"] for r in store.rows("runs")} == {"before", "child", "parent"}
+    check = sqlite3.connect(tmp_path / "runs.db")
+    assert check.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    check.close()
