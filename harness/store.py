@@ -13,7 +13,6 @@ import contextlib
 import functools
 import hashlib
 import json
-import logging
 import os
 import sqlite3
 import threading
@@ -26,8 +25,6 @@ from .schema import SHEET_NAMES, SHEETS, Sheet, sheet as sheet_named
 
 if TYPE_CHECKING:
     import pandas as pd  # imported when sheets are read: the writer process never needs it
-
-logger = logging.getLogger("harness")
 
 ENV_STORE = "HARNESS_STORE"
 DEFAULT_STORE = "harness.db"
@@ -114,9 +111,9 @@ def content_key(sheet: str, row: Mapping[str, Any]) -> str:
 class Store:
     """A SQLite file holding one table per sheet. Thread-safe; one connection, one lock.
 
-    Fork-safe: a forked child gets a connection and a lock of its own on first fork (SQLite
-    forbids carrying a connection across ``fork()``, and the parent's lock may be held by a
-    thread the child does not have).
+    Fork-safe: a forked child gets a lock of its own and, on first use, a connection of its
+    own (SQLite forbids carrying a connection across ``fork()``, and the parent's lock may be
+    held by a thread the child does not have).
     """
 
     def __init__(self, url: str | os.PathLike[str] | None = None) -> None:
@@ -127,7 +124,7 @@ class Store:
         try:
             if self.path.parent and not self.path.parent.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = self._connect()
+            self._connection: sqlite3.Connection | None = self._connect()
             self._create_tables()
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open store {str(self.path)!r}: {exc}") from None
@@ -139,18 +136,26 @@ class Store:
         conn.execute("PRAGMA synchronous=NORMAL")
         return conn
 
-    def _reopen_in_child(self) -> None:
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        """The connection (used under the store's lock); opened anew on first use in a forked child."""
+        conn = self._connection
+        if conn is None:
+            try:
+                conn = self._connection = self._connect()
+            except (OSError, sqlite3.Error) as exc:
+                raise StoreError(f"cannot reopen store {str(self.path)!r} after fork: {exc}") from None
+        return conn
+
+    def _forget_after_fork(self) -> None:
         """In a forked child: the inherited connection is set aside unused (never closed:
-        closing could checkpoint or remove the WAL the parent is using) and a new one opened."""
-        _inherited.append(self._conn)
+        closing could checkpoint or remove the WAL the parent is using); the next use opens
+        one of the child's own. The lock is new too: a parent thread may have held it."""
+        if self._connection is not None:
+            _inherited.append(self._connection)
+        self._connection = None
         self._lock = threading.RLock()
         self._depth = 0
-        try:
-            self._conn = self._connect()
-        except (OSError, sqlite3.Error) as exc:  # every use now fails as the store failing
-            logger.warning("harness store %s could not be reopened after fork: %s", self.path, exc)
-            self._conn = sqlite3.connect(":memory:")
-            self._conn.close()
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
@@ -376,7 +381,8 @@ class Store:
 
     def close(self) -> None:
         with self._lock:
-            self._conn.close()
+            if self._connection is not None:
+                self._connection.close()
         _open_stores.discard(self)
 
 
@@ -388,7 +394,7 @@ _inherited: list[sqlite3.Connection] = []
 
 def _after_fork_in_child() -> None:
     for store in list(_open_stores):
-        store._reopen_in_child()
+        store._forget_after_fork()
 
 
 if hasattr(os, "register_at_fork"):
