@@ -158,6 +158,7 @@ def _one_run(store: Store, rnd: random.Random, company: str, model: str, start: 
         "tools_used": list(dict.fromkeys(r["tool_name"] for r in rows["tool_calls"])),
         "evaluation_score": evaluation["overall_score"], "timestamp": _iso(tick(900)), "generated_by": "Us",
         "workflow": "credit_analysis", "total_cost": round(sum(total_cost), 8),
+        "total_tokens": sum(r["total_tokens"] for r in rows["llm_calls"] if r["total_tokens"] is not None) or None,
     })
     for sheet, sheet_rows in rows.items():
         store.write(sheet, sheet_rows)

@@ -43,6 +43,7 @@ def _shift(value: float, by: float = 0.1) -> float:
     ("agent_metrics", 7, "overall_score"),
     ("agent_metrics", 8, "tool_completeness"),
     ("runs", 9, "evaluation_score"),
+    ("runs", 4, "total_cost"),
     ("evaluations", 5, "tool_selection_score"),
 ])
 def test_an_edited_derived_number_is_one_finding_at_that_cell(frames, sheet: str, row: int, column: str) -> None:
@@ -56,6 +57,7 @@ def test_an_edited_derived_number_is_one_finding_at_that_cell(frames, sheet: str
 @pytest.mark.parametrize(("sheet", "column", "value"), [
     ("runs", "total_steps", 7),
     ("runs", "total_llm_calls", 4),
+    ("runs", "total_tokens", 1),
     ("runs", "tools_used", '["web_search"]'),
     ("runs", "credit_score", 301),
     ("log_tests", "tool_calls", 9),

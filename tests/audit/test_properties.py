@@ -24,10 +24,11 @@ DERIVED_NUMBERS = (
     ("llm_judge_results", "overall_score"),
     ("agent_metrics", "tool_choice_correctness"), ("agent_metrics", "tool_completeness"),
     ("agent_metrics", "trajectory_match"), ("agent_metrics", "overall_score"),
-    ("runs", "evaluation_score"), ("runs", "confidence"),
+    ("runs", "evaluation_score"), ("runs", "confidence"), ("runs", "total_cost"),
 )
 DERIVED_COUNTS = (
     ("llm_calls", "total_tokens"), ("runs", "total_steps"), ("runs", "total_llm_calls"), ("runs", "credit_score"),
+    ("runs", "total_tokens"),
     ("consistency_scores", "num_runs"), ("cross_model_eval", "num_models"), ("log_tests", "total_sheets_logged"),
     *(("log_tests", name) for name in COUNTED_SHEETS),
 )

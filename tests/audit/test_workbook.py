@@ -58,6 +58,7 @@ def test_changed_f1_is_one_finding_at_that_cell(workbook: Path) -> None:
 
 def test_deleted_llm_calls_row_shows_in_the_run_and_log_tests_counts(workbook: Path) -> None:
     run_id = cell_value(workbook, "llm_calls", 5, "run_id")
+    tokens = cell_value(workbook, "llm_calls", 5, "total_tokens")
     book = openpyxl.load_workbook(workbook)
     book["llm_calls"].delete_rows(5)
     book.save(workbook)
@@ -66,10 +67,13 @@ def test_deleted_llm_calls_row_shows_in_the_run_and_log_tests_counts(workbook: P
     log_row = row_of(workbook, "log_tests", "run_id", run_id)
     assert where(result.findings) == {
         ("runs", runs_row, "total_llm_calls", "cross-sheet"),
+        ("runs", runs_row, "total_tokens", "cross-sheet"),
+        ("runs", runs_row, "total_cost", "cross-sheet"),
         ("log_tests", log_row, "llm_calls", "cross-sheet"),
     }
     by_column = {f.column: f for f in result.findings}
     assert by_column["total_llm_calls"].found == 3 and by_column["total_llm_calls"].expected == 2
+    assert by_column["total_tokens"].found - by_column["total_tokens"].expected == tokens
 
 
 def test_swapped_risk_levels_are_findings_on_both_runs(workbook: Path) -> None:
