@@ -24,6 +24,15 @@ from ._consistency import (
     consistency,
     cross_model_agreement,
 )
+from ._criteria import (
+    CRITERIA,
+    Criterion,
+    CriterionResult,
+    assess_constructiveness,
+    assess_planning_rationality,
+    assess_technical_accuracy,
+    criterion_score,
+)
 from ._evaluation import (
     EXPECTED_FIELDS,
     REQUIRED_ASSESSMENT_FIELDS,
@@ -103,6 +112,7 @@ from ._trajectory import TrajectoryMatch, observed_trajectory, trajectory_match
 
 __all__ = [
     "AGENT_WEIGHTS",
+    "CRITERIA",
     "DIMENSIONS",
     "EXPECTED_FIELDS",
     "JUDGE_SYSTEM_PROMPT",
@@ -112,6 +122,8 @@ __all__ = [
     "RUBRIC",
     "AnswerQuality",
     "Consistency",
+    "Criterion",
+    "CriterionResult",
     "CrossModelAgreement",
     "DataQuality",
     "EvalStatus",
@@ -139,6 +151,9 @@ __all__ = [
     "agent_metrics_row",
     "agent_overall",
     "aggregate",
+    "assess_constructiveness",
+    "assess_planning_rationality",
+    "assess_technical_accuracy",
     "coherence_score",
     "communication_overhead",
     "completeness_score",
@@ -149,6 +164,7 @@ __all__ = [
     "cosine_similarity",
     "cost_delta",
     "cost_of_pass",
+    "criterion_score",
     "cross_model_agreement",
     "cross_model_row",
     "data_quality",

@@ -147,15 +147,16 @@ class _Session:
         text = getattr(message, "text", message)
         return text if isinstance(text, str) else str(text)
 
-    def ask(self, messages: list[Any], schema: type[V]) -> V:
-        """Call, parse strictly; on unparsable output re-ask once with the parse error."""
+    def ask(self, messages: list[Any], schema: type[V], reask: str = REASK_PROMPT) -> V:
+        """Call, parse strictly; on unparsable output re-ask once with the parse error
+        (``reask`` is the re-ask message, with ``{error}`` where the error goes)."""
         from langchain_core.messages import AIMessage, HumanMessage
 
         text = self.call(messages)
         try:
             return _parse(text, schema)
         except ValidationError as exc:
-            retry = [*messages, AIMessage(content=text), HumanMessage(content=REASK_PROMPT.format(error=_short(exc)))]
+            retry = [*messages, AIMessage(content=text), HumanMessage(content=reask.format(error=_short(exc)))]
         text = self.call(retry)
         try:
             return _parse(text, schema)

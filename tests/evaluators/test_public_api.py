@@ -9,10 +9,10 @@ import evaluators
 
 PUBLIC = {
     # constants
-    "AGENT_WEIGHTS", "DIMENSIONS", "EXPECTED_FIELDS", "JUDGE_SYSTEM_PROMPT", "QUALITY_WEIGHTS",
+    "AGENT_WEIGHTS", "CRITERIA", "DIMENSIONS", "EXPECTED_FIELDS", "JUDGE_SYSTEM_PROMPT", "QUALITY_WEIGHTS",
     "REQUIRED_ASSESSMENT_FIELDS", "RISK_LEVELS", "RUBRIC",
     # result types and classes
-    "AnswerQuality", "Consistency", "CrossModelAgreement", "DataQuality", "EvalStatus", "EvaluationRunner",
+    "AnswerQuality", "Consistency", "Criterion", "CriterionResult", "CrossModelAgreement", "DataQuality", "EvalStatus", "EvaluationRunner",
     "IntentCorrectness", "JudgeResult", "JudgeVerdict", "LLMJudge", "MonitorMetrics", "PairwiseResult",
     "PlanQuality", "ProductionMonitor", "QualityScore", "Recommendation", "RubricDimension", "RunSummary",
     "Sample", "Statistics", "SynthesisQuality", "TestResult", "TestSet", "ToolCallMatch", "ToolSelection",
@@ -33,6 +33,7 @@ PUBLIC = {
     "communication_overhead", "coordination_centrality", "cosine_similarity", "jaccard_similarity",
     "path_convergence", "recommendation", "run_graph", "semantic_similarity", "task_distribution_balance",
     "task_success", "tier_composite", "time_score", "tool_selection_accuracy",
+    "assess_constructiveness", "assess_planning_rationality", "assess_technical_accuracy", "criterion_score",
     # seed 002
     "coherence_score", "completeness_score", "length_score", "quality_score", "structure_score", "vocabulary_score",
     # seed 004
