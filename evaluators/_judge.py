@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
-from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from ._evaluation import judge_overall
 from ._judge_prompts import (
@@ -62,6 +62,25 @@ def is_transient(exc: BaseException) -> bool:
     if isinstance(exc, (ConnectionError, TimeoutError)):
         return True
     return any(cls.__name__ in TRANSIENT_NAMES for cls in type(exc).__mro__)
+
+
+class RetryAfterWait:
+    """A tenacity wait: the ``Retry-After`` seconds the server sent with the failure (on the
+    exception's ``response``), capped at ``maximum``; else exponential backoff with full
+    jitter (``initial`` seconds base, ``maximum`` cap). A date or other text is ignored."""
+
+    def __init__(self, initial: float, maximum: float) -> None:
+        self.backoff = wait_random_exponential(multiplier=initial, max=maximum)
+        self.maximum = maximum
+
+    def __call__(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+        header = headers.get("retry-after") if hasattr(headers, "get") else None
+        try:
+            return min(max(float(header), 0.0), self.maximum) if header is not None else self.backoff(state)
+        except (TypeError, ValueError):
+            return self.backoff(state)
 
 
 def scrub(text: str) -> str:
@@ -131,7 +150,7 @@ class _Session:
     def call(self, messages: list[Any]) -> str:
         retrying = Retrying(
             stop=stop_after_attempt(self.max_retries + 1),
-            wait=wait_random_exponential(multiplier=self.retry_wait, max=self.retry_wait_max),
+            wait=RetryAfterWait(self.retry_wait, self.retry_wait_max),
             retry=retry_if_exception(is_transient),
             reraise=True,
         )
@@ -229,8 +248,9 @@ class LLMJudge:
     Protocol: system prompt with anchored 0-10 scales (reasoning before score), JSON answer
     parsed strictly into :class:`~evaluators._judge_prompts.JudgeVerdict`; temperature
     bound to 0 when the model has a ``temperature`` field; transport errors and 408/429/5xx
-    retried ``max_retries`` times with exponential backoff and full jitter (``retry_wait``
-    seconds base, ``retry_wait_max`` cap); one re-ask quoting the parse error. Any final
+    retried ``max_retries`` times, after the server's ``Retry-After`` when it sent one, else
+    with exponential backoff and full jitter (``retry_wait`` seconds base, ``retry_wait_max``
+    cap; see :class:`RetryAfterWait`); one re-ask quoting the parse error. Any final
     failure gives ``status="error"`` with an ``error`` text and all scores None.
     """
 

@@ -17,7 +17,9 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_groq import ChatGroq
 from langchain_core.outputs import ChatResult
-from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
+from tenacity import AsyncRetrying, Retrying, retry_if_exception, stop_after_attempt
+
+from evaluators import RetryAfterWait
 
 from ._offline import OfflineAnalyst
 
@@ -64,22 +66,6 @@ def is_retryable(exc: BaseException) -> bool:
     return type(exc).__name__ in ("APIConnectionError", "APITimeoutError")
 
 
-class _Wait:
-    """``Retry-After`` when the server sent one (capped), else exponential backoff with jitter."""
-
-    def __init__(self, initial: float, maximum: float) -> None:
-        self.backoff = wait_random_exponential(multiplier=initial, max=maximum)
-        self.maximum = maximum
-
-    def __call__(self, state: RetryCallState) -> float:
-        exc = state.outcome.exception() if state.outcome else None
-        header = getattr(getattr(exc, "response", None), "headers", {}).get("retry-after") if exc else None
-        try:
-            return min(float(header), self.maximum) if header is not None else self.backoff(state)
-        except ValueError:
-            return self.backoff(state)
-
-
 class RetryingChatGroq(ChatGroq):
     """``ChatGroq`` whose calls are retried by tenacity on 429/5xx (see module doc)."""
 
@@ -88,7 +74,7 @@ class RetryingChatGroq(ChatGroq):
     retry_wait_max: float = 20.0
 
     def _policy(self) -> dict[str, Any]:
-        return {"stop": stop_after_attempt(self.retry_attempts), "wait": _Wait(self.retry_wait, self.retry_wait_max),
+        return {"stop": stop_after_attempt(self.retry_attempts), "wait": RetryAfterWait(self.retry_wait, self.retry_wait_max),
                 "retry": retry_if_exception(is_retryable), "reraise": True}
 
     def _generate(self, *args: Any, **kwargs: Any) -> ChatResult:

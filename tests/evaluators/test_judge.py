@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import json
+import time
 
 import groq
 import httpx
 import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
+from tenacity import RetryCallState, Retrying
 
-from evaluators import DIMENSIONS, LLMJudge, is_transient, judge_row, pairwise
+from evaluators import (
+    DIMENSIONS,
+    LLMJudge,
+    RetryAfterWait,
+    is_transient,
+    judge_row,
+    pairwise,
+)
 
 ASSESSMENT = {"risk_level": "LOW", "credit_score": 760, "confidence": 0.85, "reasoning": "Strong cash flow.",
               "recommendations": ["Approve a 5M line"]}
@@ -28,9 +37,11 @@ def fast_judge(model, **kw) -> LLMJudge:
     return LLMJudge(model, retry_wait=0, **kw)
 
 
-def rate_limited() -> groq.RateLimitError:
+def rate_limited(retry_after: str | None = None) -> groq.RateLimitError:
     request = httpx.Request("POST", "http://127.0.0.1/openai/v1/chat/completions")
-    return groq.RateLimitError("rate limit reached", response=httpx.Response(429, request=request), body=None)
+    headers = {"Retry-After": retry_after} if retry_after is not None else {}
+    return groq.RateLimitError("rate limit reached", response=httpx.Response(429, request=request, headers=headers),
+                               body=None)
 
 
 def test_good_json_gives_scores_over_ten_and_their_mean(scripted):
@@ -108,6 +119,30 @@ def test_429_twice_then_success_is_retried(scripted):
     r = fast_judge(model).judge(ASSESSMENT, company="Acme Corp")
     assert r.status == "ok"
     assert len(model.seen) == 3 and r.calls == 1
+
+
+def test_the_judge_waits_the_retry_after_the_server_sent(scripted):
+    # Without a Retry-After the backoff here is 0 s (retry_wait=0): only the header makes it wait.
+    model = scripted(rate_limited(retry_after="0.3"), verdict())
+    start = time.perf_counter()
+    r = LLMJudge(model, retry_wait=0, retry_wait_max=10).judge(ASSESSMENT, company="Acme Corp")
+    assert r.status == "ok" and len(model.seen) == 2
+    assert time.perf_counter() - start >= 0.3
+
+
+@pytest.mark.parametrize(("header", "expected"), [("2", 2.0), ("0.5", 0.5), ("120", 30.0), ("-3", 0.0)])
+def test_retry_after_is_waited_as_sent_up_to_the_cap(header, expected):
+    state = RetryCallState(Retrying(), None, (), {})
+    state.set_exception((groq.RateLimitError, rate_limited(retry_after=header), None))
+    assert RetryAfterWait(1.0, 30.0)(state) == expected
+
+
+@pytest.mark.parametrize("header", [None, "Wed, 21 Oct 2026 07:28:00 GMT"])
+def test_without_a_usable_retry_after_the_wait_is_jittered_backoff(header):
+    state = RetryCallState(Retrying(), None, (), {})
+    state.set_exception((groq.RateLimitError, rate_limited(retry_after=header), None))
+    waits = {RetryAfterWait(1.0, 30.0)(state) for _ in range(20)}
+    assert len(waits) > 1 and all(0 <= w <= 30 for w in waits)
 
 
 def test_always_failing_transport_gives_error_with_none_scores(scripted):

@@ -22,7 +22,7 @@ PUBLIC = {
     "final_answer_quality", "intent_correctness", "judge_overall", "names_match", "observed_trajectory",
     "plan_quality", "synthesis_quality", "tool_call_match", "tool_selection", "trajectory_match",
     # judge
-    "is_transient", "pairwise",
+    "RetryAfterWait", "is_transient", "pairwise",
     # row builders
     "agent_metrics_row", "consistency_rows", "cross_model_row", "evaluation_row", "generic_run_rows", "judge_row",
     "run_latency_ms", "tool_selection_row",
