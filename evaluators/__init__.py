@@ -52,7 +52,14 @@ from ._graph import (
     task_distribution_balance,
     tool_selection_accuracy,
 )
-from ._judge import JudgeResult, LLMJudge, PairwiseResult, RetryAfterWait, is_transient, pairwise
+from ._judge import (
+    JudgeResult,
+    LLMJudge,
+    PairwiseResult,
+    RetryAfterWait,
+    is_transient,
+    pairwise,
+)
 from ._judge_prompts import DIMENSIONS, JUDGE_SYSTEM_PROMPT, JudgeVerdict
 from ._quality import (
     QUALITY_WEIGHTS,
