@@ -118,7 +118,7 @@ def audit_source(source: Source, *, tolerance: float = 1e-6, baseline_model: str
         elif name == "evaluations":
             facts.evaluation.update(recompute.evaluations(table, check, selections))
         elif name == "llm_calls":
-            recompute.llm_calls(table, check)
+            facts.call_totals.update(recompute.llm_calls(table, check))
             facts.from_llm_calls(table)
         elif name == "llm_judge_results":
             facts.judge.update(recompute.llm_judge_results(table, check))

@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
 
-from .. import costs
 from .._verify import PROFILES, total_sheets_logged, verification_status
 from ..schema import COUNTED_SHEETS
 from ._model import Finding
@@ -50,11 +49,9 @@ class Facts:
     tools: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     cost: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     cost_unknown: set[str] = field(default_factory=set)
-    # run -> what its calls' token counts give: total tokens, total cost (None: no call has
-    # one); runs with a call whose counts are not whole numbers are left out
-    call_tokens: dict[str, int | None] = field(default_factory=dict)
-    call_cost: dict[str, float | None] = field(default_factory=dict)
-    unreadable_calls: set[str] = field(default_factory=set)
+    # run -> the total tokens and total cost its calls' token counts give (None: no call has
+    # one), or None when a call's counts are not whole numbers (recompute.llm_calls)
+    call_totals: dict[str, tuple[int | None, float | None] | None] = field(default_factory=dict)
     evaluation: dict[str, float | None] = field(default_factory=dict)
     judge: dict[str, float | None] = field(default_factory=dict)
     assessment: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -96,31 +93,13 @@ class Facts:
 
     def from_llm_calls(self, table: Table) -> None:
         """Cost per run: the sum of its calls' total_cost; unknown if any call has none (or
-        one that is not a cost, which the type check reports). And what the calls' token
-        counts give the run's ``total_tokens`` and ``total_cost``."""
+        one that is not a cost, which the type check reports)."""
         for run, total in zip(table.column("run_id"), table.column("total_cost")):
             value = number_or_none(total)
             if value is None or value < 0:
                 self.cost_unknown.add(run)
             else:
                 self.cost[run] += value
-        if not (table.has("prompt_tokens") and table.has("completion_tokens") and table.has("model")):
-            return
-        for run, model, prompt, completion in zip(table.column("run_id"), table.column("model"),
-                                                  table.column("prompt_tokens"), table.column("completion_tokens")):
-            self.call_tokens.setdefault(run, None)
-            self.call_cost.setdefault(run, None)
-            try:
-                prompt, completion = as_int(prompt), as_int(completion)
-            except ValueError:  # the type check reports the cell
-                self.unreadable_calls.add(run)
-                continue
-            if prompt is None:
-                continue
-            self.call_tokens[run] = (self.call_tokens[run] or 0) + prompt + (completion or 0)
-            price = costs.cost(model if type(model) is str and model else None, prompt, completion)
-            if price is not None:
-                self.call_cost[run] = (self.call_cost[run] or 0.0) + price.total_cost
 
     def from_assessments(self, table: Table) -> None:
         for _, row in table.records():
@@ -135,11 +114,12 @@ def check_runs(runs: Table, facts: Facts, tolerance: float) -> Iterator[Finding]
         run = row["run_id"]
         check.check(i, row, "total_llm_calls", llm_counts.get(run, 0),
                     "total_llm_calls = the run's rows in llm_calls", "cross-sheet")
-        if run not in facts.unreadable_calls:
-            check.check(i, row, "total_tokens", facts.call_tokens.get(run),
+        totals = facts.call_totals.get(run, (None, None))
+        if totals is not None:
+            tokens, cost = totals
+            check.check(i, row, "total_tokens", tokens,
                         "total_tokens = the sum of prompt_tokens + completion_tokens over the run's llm_calls",
                         "cross-sheet")
-            cost = facts.call_cost.get(run)
             check.check(i, row, "total_cost", round(cost, 8) if cost is not None else None,
                         "total_cost = the sum over the run's llm_calls of harness.costs.cost(model, prompt_tokens, "
                         "completion_tokens).total_cost (calls without a price left out)", "cross-sheet")

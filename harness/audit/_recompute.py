@@ -134,13 +134,19 @@ def tool_selections(table: Table, check: Checker) -> dict[str, Any]:
     return by_run
 
 
-def llm_calls(table: Table, check: Checker) -> None:
+def llm_calls(table: Table, check: Checker) -> dict[str, tuple[int | None, float | None] | None]:
     """total_tokens = prompt + completion; the three costs from ``harness.costs.cost`` of the
-    model the response reported (an unknown model has empty costs)."""
+    model the response reported (an unknown model has empty costs). Returns run -> the sums
+    over its calls of the total tokens and total cost these give (each None when no call has
+    one), or None for a run with a call whose token counts are not whole numbers (the type
+    check reports that cell)."""
+    by_run: dict[str, tuple[int | None, float | None] | None] = {}
     for i, row in table.records():
+        sums = by_run.setdefault(row["run_id"], (None, None))
         try:
             prompt, completion = as_int(row["prompt_tokens"]), as_int(row["completion_tokens"])
         except ValueError:
+            by_run[row["run_id"]] = None
             continue
         total = None if prompt is None else prompt + (completion or 0)
         check.check(i, row, "total_tokens", total, "total_tokens = prompt_tokens + completion_tokens")
@@ -151,6 +157,11 @@ def llm_calls(table: Table, check: Checker) -> None:
             check.check(i, row, column, expected,
                         f"{column} = harness.costs.cost(model, prompt_tokens, completion_tokens).{column}"
                         + ("" if price is not None else " (no price for this model: empty)"))
+        if sums is not None:
+            tokens, cost = sums
+            by_run[row["run_id"]] = (tokens if total is None else (tokens or 0) + total,
+                                     cost if price is None else (cost or 0.0) + price.total_cost)
+    return by_run
 
 
 def evaluations(table: Table, check: Checker, selections: Mapping[str, Any]) -> dict[str, float | None]:
