@@ -45,6 +45,13 @@ def non_negative(name: str, value: Any) -> float:
     return x
 
 
+def non_empty_text(name: str, value: Any) -> str:
+    """A string with something besides whitespace in it."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{name} must be a non-empty string")
+    return value
+
+
 def names(name: str, values: Any) -> list[str]:
     """A list of non-empty strings from any iterable of strings (a bare string is refused:
     iterating it would yield characters)."""

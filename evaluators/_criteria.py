@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from ._checks import number
+from ._checks import non_empty_text, number
 from ._judge import _dump, _failure, _Session
 
 SOURCE_CHARS = 2_000  # the seed keeps the paper's first 2,000 characters in the prompt
@@ -164,18 +164,12 @@ def _assess(model: Any, criterion: str, subject: str, *, max_retries: int, retry
     )
 
 
-def _text(name: str, value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"{name} must be a non-empty string")
-    return value
-
-
 def assess_technical_accuracy(model: Any, source: str, output: str, *, max_retries: int = 3,
                               retry_wait: float = 1.0, retry_wait_max: float = 20.0) -> CriterionResult:
     """Technical accuracy of ``output`` against ``source`` (its first 2,000 characters), by
     any LangChain chat model; never raises for a model failure (``status="error"``)."""
-    subject = (f"Source material (first {SOURCE_CHARS:,} characters):\n{_text('source', source)[:SOURCE_CHARS]}\n\n"
-               f"Output:\n{_text('output', output)}")
+    source, output = non_empty_text("source", source), non_empty_text("output", output)
+    subject = f"Source material (first {SOURCE_CHARS:,} characters):\n{source[:SOURCE_CHARS]}\n\nOutput:\n{output}"
     return _assess(model, "technical_accuracy", subject, max_retries=max_retries, retry_wait=retry_wait,
                    retry_wait_max=retry_wait_max)
 
@@ -184,8 +178,9 @@ def assess_constructiveness(model: Any, output: str, *, max_retries: int = 3, re
                             retry_wait_max: float = 20.0) -> CriterionResult:
     """How constructive ``output`` is, by any LangChain chat model; never raises for a model
     failure (``status="error"``)."""
-    return _assess(model, "constructiveness", f"Output:\n{_text('output', output)}", max_retries=max_retries,
-                   retry_wait=retry_wait, retry_wait_max=retry_wait_max)
+    subject = f"Output:\n{non_empty_text('output', output)}"
+    return _assess(model, "constructiveness", subject, max_retries=max_retries, retry_wait=retry_wait,
+                   retry_wait_max=retry_wait_max)
 
 
 def assess_planning_rationality(model: Any, trace: Any, *, max_retries: int = 3, retry_wait: float = 1.0,

@@ -15,6 +15,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
+from ._checks import non_empty_text
 from ._evaluation import judge_overall
 from ._judge_prompts import (
     DIMENSIONS,
@@ -271,8 +272,7 @@ class LLMJudge:
         """Grade one assessment; never raises for a model failure (see the class doc)."""
         if not isinstance(assessment, Mapping):
             raise ValueError(f"assessment must be a mapping, got {assessment!r}")
-        if not isinstance(company, str) or not company.strip():
-            raise ValueError("company must be a non-empty string")
+        non_empty_text("company", company)
         from langchain_core.messages import HumanMessage, SystemMessage
 
         session = _Session(*self._session_args)
@@ -331,8 +331,7 @@ def pairwise(
     """
     if not isinstance(a, Mapping) or not isinstance(b, Mapping):
         raise ValueError("a and b must be assessment mappings")
-    if not isinstance(company, str) or not company.strip():
-        raise ValueError("company must be a non-empty string")
+    non_empty_text("company", company)
     from langchain_core.messages import HumanMessage, SystemMessage
 
     session = _Session(model, max_retries, retry_wait, retry_wait_max)
