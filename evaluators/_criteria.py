@@ -37,27 +37,27 @@ SOURCE_CHARS = 2_000  # the seed keeps the paper's first 2,000 characters in the
 
 @dataclass(frozen=True, slots=True)
 class Criterion:
-    """One tier-2 criterion: its aspects (name -> weight, the judge's question), the divisor
-    of the weighted sum, and what the judge is told it rates."""
+    """One tier-2 criterion (named by its key in :data:`CRITERIA`): its aspects (name ->
+    weight, the judge's question), the divisor of the weighted sum, and what the judge is
+    told it rates."""
 
-    name: str
     aspects: Mapping[str, tuple[float, str]]
     divisor: float
     rates: str
 
 
 CRITERIA: Mapping[str, Criterion] = MappingProxyType({
-    "technical_accuracy": Criterion("technical_accuracy", MappingProxyType({
+    "technical_accuracy": Criterion(MappingProxyType({
         "factual_correctness": (0.5, "Are its claims supported by the source material?"),
         "methodology_understanding": (0.3, "Does it grasp the approach the source material takes?"),
         "domain_knowledge": (0.2, "Does it use the domain's technical terminology appropriately?"),
     }), 5.0, "the technical accuracy of an agent's output against its source material"),
-    "constructiveness": Criterion("constructiveness", MappingProxyType({
+    "constructiveness": Criterion(MappingProxyType({
         "actionable_feedback": (1.0, "Are its suggestions specific and implementable?"),
         "balanced_critique": (1.0, "Does it note both strengths and weaknesses?"),
         "improvement_guidance": (1.0, "Does it give a clear direction for what to do next?"),
     }), 15.0, "how constructive an agent's output is"),
-    "planning_rationality": Criterion("planning_rationality", MappingProxyType({
+    "planning_rationality": Criterion(MappingProxyType({
         "logical_flow": (0.3, "Do the steps progress coherently?"),
         "decision_quality": (0.5, "Were the choices made at decision points appropriate?"),
         "resource_efficiency": (0.2, "Were the available tools and agents used economically?"),
