@@ -1,8 +1,8 @@
 """The LangChain callback adapter: callbacks in, the run's callback log out.
 
-Contract: every hook does the minimum on the graph's path (append one tuple to the run's
-log, see :mod:`._events`), formats nothing and never raises into the host: a failure is
-logged and counted. It imports nothing from OpenTelemetry and attaches no context. It runs
+Contract: every hook does the minimum on the graph's path (freeze its payload, see
+:mod:`._frozen`, and append one tuple to the run's log, see :mod:`._events`), formats
+nothing and never raises into the host: a failure is logged and counted. It imports nothing from OpenTelemetry and attaches no context. It runs
 inline (``run_inline = True``), so under ``ainvoke`` entries are appended in the event loop
 in callback order, with no executor hop. :class:`~harness._events.Assembly` turns the log
 into event records where rows and spans are made.
@@ -19,6 +19,7 @@ from uuid import UUID
 from langchain_core.callbacks import BaseCallbackHandler
 
 from ._events import CHAIN, END, ERROR, MODEL, TOOL, Assembly, Event, describe_error, error_type_name, is_control_flow
+from ._frozen import freeze, freeze_messages, freeze_result
 
 if TYPE_CHECKING:
     from ._run import Run
@@ -58,7 +59,8 @@ class HarnessCallbackHandler(BaseCallbackHandler):
         self._lock = threading.Lock()
 
     # --- bookkeeping ----------------------------------------------------------------
-    # Each hook runs on the graph's own path: it appends one tuple and does nothing else, and
+    # Each hook runs on the graph's own path: it freezes its payload, appends one tuple and
+    # does nothing else, and
     # its guard is written out in it (or in the one helper both model hooks share) rather
     # than wrapped around it.
     def _failed(self, hook: str) -> None:
@@ -108,13 +110,13 @@ class HarnessCallbackHandler(BaseCallbackHandler):
             name = kwargs.get("name") or (serialized or {}).get("name") or "chain"
             is_node = bool(metadata) and metadata.get("langgraph_node") == name and _step_tagged(tags)
             log.append((CHAIN, run_id.int, parent_run_id.int if parent_run_id else None, time.time_ns(), name,
-                        is_node, inputs, metadata))
+                        is_node, freeze(inputs), metadata))
         except Exception:  # noqa: BLE001 - telemetry must never break the agent
             self._failed("on_chain_start")
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
         try:
-            self._end(run_id, (END, run_id.int, time.time_ns(), outputs))
+            self._end(run_id, (END, run_id.int, time.time_ns(), freeze(outputs)))
         except Exception:  # noqa: BLE001
             self._failed("on_chain_end")
 
@@ -162,7 +164,7 @@ class HarnessCallbackHandler(BaseCallbackHandler):
                 return self._drop(run_id)
             log.append((MODEL, run_id.int, parent_run_id.int if parent_run_id else None, time.time_ns(),
                         kwargs.get("name") or (serialized or {}).get("name") or ("chat_model" if chat else "llm"),
-                        chat, inputs, metadata, kwargs.get("invocation_params")))
+                        chat, freeze_messages(inputs) if chat else freeze(inputs), metadata, kwargs.get("invocation_params")))
         except Exception:  # noqa: BLE001
             self._failed(hook)
 
@@ -178,7 +180,7 @@ class HarnessCallbackHandler(BaseCallbackHandler):
 
     def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
         try:
-            self._end(run_id, (END, run_id.int, time.time_ns(), response))
+            self._end(run_id, (END, run_id.int, time.time_ns(), freeze_result(response)))
         except Exception:  # noqa: BLE001
             self._failed("on_llm_end")
 
@@ -207,13 +209,13 @@ class HarnessCallbackHandler(BaseCallbackHandler):
                 return self._drop(run_id)
             log.append((TOOL, run_id.int, parent_run_id.int if parent_run_id else None, time.time_ns(),
                         kwargs.get("name") or (serialized or {}).get("name") or "tool",
-                        inputs if inputs is not None else input_str, metadata))
+                        freeze(inputs if inputs is not None else input_str), metadata))
         except Exception:  # noqa: BLE001
             self._failed("on_tool_start")
 
     def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
         try:
-            self._end(run_id, (END, run_id.int, time.time_ns(), output))
+            self._end(run_id, (END, run_id.int, time.time_ns(), freeze(output)))
         except Exception:  # noqa: BLE001
             self._failed("on_tool_end")
 

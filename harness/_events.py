@@ -1,7 +1,7 @@
 """Neutral event records: what the row and span emitters read.
 
 An :class:`Event` is one LangChain run (the graph, a node, a model call, a tool call) with
-raw payload references and nanosecond times. The callback adapter does not make them: on
+its payloads as they were at their callbacks and nanosecond times. The callback adapter does not make them: on
 the graph's path it only appends one tuple per callback to the run's log (see ENTRY KINDS
 below), and :class:`Assembly` turns that log into events where the rows and spans are
 built, in batch: usually in the writer process.
@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from uuid import UUID
+
+from ._frozen import thaw, thaw_messages, thaw_result
 
 EventKind = Literal["graph", "node", "llm", "tool"]
 EventStatus = Literal["ok", "error", "interrupted"]
@@ -80,7 +82,8 @@ def describe_error(error: BaseException) -> str:
 
 
 # --- the callback log -------------------------------------------------------------------
-# ENTRY KINDS: each callback appends one tuple; LangChain run ids travel as their ``.int``.
+# ENTRY KINDS: each callback appends one tuple; LangChain run ids travel as their ``.int``,
+# payloads (inputs, outputs) frozen (see ._frozen: thawed here, when events are made).
 #   (CHAIN, id, parent, ns, name, is_node, inputs, metadata)
 #   (MODEL, id, parent, ns, name, chat, inputs, metadata, invocation)
 #   (TOOL, id, parent, ns, name, inputs, metadata)
@@ -119,7 +122,8 @@ class Assembly:
                 if event is None:
                     alias.pop(key, None)
                 elif kind == END:
-                    event.end_ns, event.outputs = entry[2], entry[3]
+                    event.end_ns = entry[2]
+                    event.outputs = thaw_result(entry[3]) if event.kind == "llm" else thaw(entry[3])
                 else:
                     event.end_ns, event.status, event.error, event.error_type = entry[2:6]
                 continue
@@ -135,16 +139,17 @@ class Assembly:
                 if top or entry[2] is None:
                     # A top-level invocation (usually one per run; a second invoke under the
                     # same run becomes a second graph record).
-                    events[key] = Event(UUID(int=key), None, "graph", entry[4], entry[3], entry[6], entry[7])
+                    events[key] = Event(UUID(int=key), None, "graph", entry[4], entry[3], thaw(entry[6]), entry[7])
                 elif entry[5]:
-                    events[key] = Event(UUID(int=key), parent_id, "node", entry[4], entry[3], entry[6], entry[7])
+                    events[key] = Event(UUID(int=key), parent_id, "node", entry[4], entry[3], thaw(entry[6]), entry[7])
                 else:
                     alias[key] = parent
             elif kind == MODEL:
-                events[key] = Event(UUID(int=key), parent_id, "llm", entry[4], entry[3], entry[6], entry[7],
+                events[key] = Event(UUID(int=key), parent_id, "llm", entry[4], entry[3],
+                                    thaw_messages(entry[6]) if entry[5] else thaw(entry[6]), entry[7],
                                     entry[8], chat=entry[5])
             else:
-                events[key] = Event(UUID(int=key), parent_id, "tool", entry[4], entry[3], entry[5], entry[6])
+                events[key] = Event(UUID(int=key), parent_id, "tool", entry[4], entry[3], thaw(entry[5]), entry[6])
 
     def node_event(self, key: int) -> Event | None:
         """The innermost node record that contains LangChain run ``key``."""

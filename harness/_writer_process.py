@@ -21,7 +21,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import dataclasses
-import io
 import logging
 import operator
 import os
@@ -35,19 +34,15 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, BinaryIO
-from uuid import UUID
+from typing import TYPE_CHECKING, BinaryIO
 
 try:
     import fcntl
 except ImportError:  # not POSIX: the pipe keeps its default size
     fcntl = None  # type: ignore[assignment]
 
-from langchain_core.messages import BaseMessage
-from langchain_core.outputs import ChatGeneration, LLMResult
-
-from ._encode import jsonable
 from ._events import Event
+from ._frozen import dumps, register
 from ._record import RunRecord, write_record
 
 if TYPE_CHECKING:
@@ -68,99 +63,10 @@ MAX_FRAME_BYTES = (1 << 32) - 1  # a record pickled larger than this is written 
 PIPE_BYTES = 1 << 20  # asked of the kernel for the pipe to the writer process
 _OPEN_STORES = 8
 
-# Types whose pickles the writer process can always read: the libraries the events come
-# from and the standard types they hold. Any other object in a payload (the application's
-# own classes, which the writer process may be unable to import) is sent as its JSON form.
-_NATIVE_MODULES = ("builtins", "langchain_core", "langgraph", "harness", "uuid", "datetime", "decimal",
-                   "collections", "pydantic", "pydantic_core", "copyreg")
 _event_fields = operator.attrgetter(*(f.name for f in dataclasses.fields(Event)))
 _record_fields = operator.attrgetter(*(f.name for f in dataclasses.fields(RunRecord)))
-
-
-def _as_is(value: Any) -> Any:
-    return value
-
-
-def _uuid(number: int) -> UUID:
-    return UUID(int=number)
-
-
-def _llm_result(generations: Any, llm_output: Any) -> LLMResult:
-    return LLMResult(generations=generations, llm_output=llm_output)
-
-
-def _chat_generation(message: Any, generation_info: Any) -> ChatGeneration:
-    return ChatGeneration(message=message, generation_info=generation_info)
-
-
-def _message(cls: type[BaseMessage], fields: dict[str, Any], extra: dict[str, Any] | None) -> BaseMessage:
-    return cls.model_construct(**fields, **(extra or {}))
-
-
-def _reduce_uuid(obj: UUID) -> Any:
-    return _uuid, (obj.int,)
-
-
-def _reduce_event(obj: Event) -> Any:
-    return Event, _event_fields(obj)
-
-
-def _reduce_record(obj: RunRecord) -> Any:
-    return RunRecord, _record_fields(obj)
-
-
-def _reduce_chat_generation(obj: ChatGeneration) -> Any:
-    return _chat_generation, (obj.message, obj.generation_info)
-
-
-def _reduce_llm_result(obj: LLMResult) -> Any:
-    return _llm_result, (obj.generations, obj.llm_output)
-
-
-def _reduce_message(obj: BaseMessage) -> Any:
-    # A message's fields, not pydantic's generic state (about 5x cheaper to pickle).
-    return _message, (type(obj), obj.__dict__, getattr(obj, "__pydantic_extra__", None))
-
-
-def _reduce_foreign(obj: Any) -> Any:
-    try:
-        return _as_is, (jsonable(obj),)
-    except Exception:  # noqa: BLE001 - the rows would keep only its text anyway
-        return _as_is, (repr(obj),)
-
-
-#: How each class met in a record is pickled: a reducer, or None for pickle's own way.
-_reducers: dict[type, Callable[[Any], Any] | None] = {
-    UUID: _reduce_uuid, Event: _reduce_event, RunRecord: _reduce_record, ChatGeneration: _reduce_chat_generation,
-    LLMResult: _reduce_llm_result,
-}
-
-
-def _reducer_for(cls: type) -> Callable[[Any], Any] | None:
-    if issubclass(cls, BaseMessage) and cls.__module__.split(".", 1)[0] == "langchain_core":
-        return _reduce_message
-    module = getattr(cls, "__module__", None) or ""
-    if module.split(".", 1)[0] in _NATIVE_MODULES or issubclass(cls, type):
-        return None
-    return _reduce_foreign
-
-
-class _RecordPickler(pickle.Pickler):
-    def reducer_override(self, obj: Any) -> Any:
-        # The objects every run has many of go as their few fields, not through their
-        # generic (pydantic, copyreg) pickling: the caller pays for this part.
-        cls = type(obj)
-        try:
-            reduce = _reducers[cls]
-        except KeyError:
-            reduce = _reducers[cls] = _reducer_for(cls)
-        return NotImplemented if reduce is None else reduce(obj)
-
-
-def dumps(value: Any) -> bytes:
-    buffer = io.BytesIO()
-    _RecordPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
-    return buffer.getvalue()
+register(Event, lambda obj: (Event, _event_fields(obj)))
+register(RunRecord, lambda obj: (RunRecord, _record_fields(obj)))
 
 
 def _command() -> list[str]:

@@ -1,10 +1,13 @@
 """From callbacks alone, any compiled graph becomes rows of the five captured sheets."""
 
 import asyncio
+import json
+from typing import TypedDict
 
 import pandas as pd
 
 import pytest
+from langgraph.graph import END, START, StateGraph
 
 from harness import Harness
 
@@ -275,3 +278,47 @@ def test_a_model_call_that_raises_is_an_error_row_with_missing_usage(harness):
     llm = harness.sheets([run.run_id])["llm_calls"].iloc[0]
     assert llm.status == "error" and "provider down" in llm.error
     assert llm.usage_source == "missing" and pd.isna(llm.prompt_tokens) and pd.isna(llm.total_cost)
+
+
+class Shared(TypedDict, total=False):
+    items: list
+    notes: dict
+    messages: list
+
+
+@pytest.mark.parametrize("writer", ["inline", "thread", "process"])
+def test_each_step_shows_its_payloads_as_they_were_even_when_later_nodes_mutate_them(tmp_path, writer):
+    model = graphs.fake_model("first draft")
+    args = {"query": "facts"}
+
+    def draft(state, config):
+        answer = model.invoke("write a draft", config)
+        graphs.lookup.invoke(args, config)
+        args["query"] = "changed after the call"
+        return {"items": ["draft"], "notes": {"seen": ["draft"]}, "messages": [answer]}
+
+    def edit(state):  # in-place edits of what earlier steps returned, as user code often does
+        state["items"].append("edited")
+        state["notes"]["seen"].append("edit")
+        state["messages"][-1].content = "rewritten"
+        return {}
+
+    g = StateGraph(Shared)
+    g.add_node("draft", draft)
+    g.add_node("edit", edit)
+    g.add_edge(START, "draft")
+    g.add_edge("draft", "edit")
+    g.add_edge("edit", END)
+    harness = Harness(store=tmp_path / "runs.db", writer=writer)
+    with harness.run() as run:
+        out = g.compile().invoke({"items": []}, run.config)
+    assert out["items"] == ["draft", "edited"] and out["messages"][-1].content == "rewritten"
+    f = harness.sheets([run.run_id])
+    ev = f["langgraph_events"].set_index(["node", "event_type"])
+    as_returned = json.loads(ev.loc[("draft", "on_chain_end"), "output_preview"])
+    assert as_returned["items"] == ["draft"] and as_returned["notes"] == {"seen": ["draft"]}
+    as_received = json.loads(ev.loc[("edit", "on_chain_start"), "input_preview"])
+    assert as_received["items"] == ["draft"] and as_received["notes"] == {"seen": ["draft"]}
+    assert "first draft" in ev.loc[("edit", "on_chain_start"), "input_preview"]
+    assert f["llm_calls"].iloc[0].response == "first draft"
+    assert f["tool_calls"].iloc[0].tool_input == {"query": "facts"}

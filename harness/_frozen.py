@@ -1,0 +1,257 @@
+"""Payloads frozen at their callback, and the pickling a run record travels in.
+
+A callback's payload (a node's input state, its output, a model's messages and result, a
+tool's input and output) is a reference into the application's live objects: a later node
+that appends to a list in the state, or edits a message, would change what the trace says
+an earlier step saw. So the callback adapter keeps a serialised copy of each payload, made
+as the callback happens (:func:`freeze`), and the rows and spans are built from what it
+thaws (:func:`thaw`): each step shows its payload as it was then, whenever the rows are made.
+
+One pickling for both freezing and the records sent to the writer process (:func:`dumps`):
+the objects every run has many of go as their few fields, not through their generic
+(pydantic, copyreg) pickling, and an object of the application's own classes goes as its
+JSON form (which is all the rows keep of it), so whoever unpickles it need not import the
+application.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import marshal
+import pickle
+from collections.abc import Callable
+from typing import Any
+from uuid import UUID
+
+from langchain_core import messages as messages_module
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, Generation, GenerationChunk, LLMResult
+
+from ._encode import jsonable
+
+logger = logging.getLogger("harness")
+
+# Types whose pickles the writer process can always read: the libraries the events come
+# from and the standard types they hold. Any other object in a payload (the application's
+# own classes, which the writer process may be unable to import) is sent as its JSON form.
+_NATIVE_MODULES = ("builtins", "langchain_core", "langgraph", "harness", "uuid", "datetime", "decimal",
+                   "collections", "pydantic", "pydantic_core", "copyreg")
+_PROTOCOL = pickle.HIGHEST_PROTOCOL
+
+
+def _as_is(value: Any) -> Any:
+    return value
+
+
+def _uuid(number: int) -> UUID:
+    return UUID(int=number)
+
+
+def _llm_result(generations: Any, llm_output: Any) -> LLMResult:
+    return LLMResult(generations=generations, llm_output=llm_output)
+
+
+def _chat_generation(message: Any, generation_info: Any) -> ChatGeneration:
+    return ChatGeneration(message=message, generation_info=generation_info)
+
+
+def _message(cls: type[BaseMessage], fields: dict[str, Any], extra: dict[str, Any] | None) -> BaseMessage:
+    return cls.model_construct(**fields, **(extra or {}))
+
+
+def _reduce_uuid(obj: UUID) -> Any:
+    return _uuid, (obj.int,)
+
+
+def _reduce_chat_generation(obj: ChatGeneration) -> Any:
+    return _chat_generation, (obj.message, obj.generation_info)
+
+
+def _reduce_llm_result(obj: LLMResult) -> Any:
+    return _llm_result, (obj.generations, obj.llm_output)
+
+
+def _reduce_message(obj: BaseMessage) -> Any:
+    # A message's fields, not pydantic's generic state (about 5x cheaper to pickle).
+    return _message, (_langchain_class(type(obj)), obj.__dict__, obj.__pydantic_extra__)
+
+
+def _reduce_foreign(obj: Any) -> Any:
+    # A subclass of a plain type (an enum member, say) goes as its plain value: as itself it
+    # would come straight back here.
+    if isinstance(obj, str):
+        return _as_is, (str.__str__(obj),)
+    if isinstance(obj, int):
+        return _as_is, (int.__int__(obj),)
+    if isinstance(obj, float):
+        return _as_is, (float.__float__(obj),)
+    try:
+        return _as_is, (jsonable(obj),)
+    except Exception:  # noqa: BLE001 - the rows would keep only its text anyway
+        return _as_is, (repr(obj),)
+
+
+#: How each class met is pickled: a reducer, or None for pickle's own way.
+_reducers: dict[type, Callable[[Any], Any] | None] = {
+    UUID: _reduce_uuid, ChatGeneration: _reduce_chat_generation,
+    LLMResult: _reduce_llm_result,
+}
+
+
+def register(cls: type, reduce: Callable[[Any], Any]) -> None:
+    """Pickle instances of ``cls`` as ``reduce`` says (for the harness's own record types)."""
+    _reducers[cls] = reduce
+
+
+def _reducer_for(cls: type) -> Callable[[Any], Any] | None:
+    if issubclass(cls, BaseMessage):
+        return _reduce_message
+    module = getattr(cls, "__module__", None) or ""
+    if module.split(".", 1)[0] in _NATIVE_MODULES or issubclass(cls, type):
+        return None
+    return _reduce_foreign
+
+
+class _Pickler(pickle.Pickler):
+    def reducer_override(self, obj: Any) -> Any:
+        cls = type(obj)
+        try:
+            reduce = _reducers[cls]
+        except KeyError:
+            reduce = _reducers[cls] = _reducer_for(cls)
+        return NotImplemented if reduce is None else reduce(obj)
+
+
+def dumps(value: Any) -> bytes:
+    buffer = io.BytesIO()
+    _Pickler(buffer, protocol=_PROTOCOL).dump(value)
+    return buffer.getvalue()
+
+
+# --- freezing ---------------------------------------------------------------------------
+# A frozen payload is None, text (both immutable: kept as they are) or bytes: plain data
+# (exact builtin types only) as :mod:`marshal` writes it, the quick common case, else a
+# pickle. A pickle starts with its PROTO opcode, 0x80; a marshal stream never does (its
+# first byte is an ASCII type code, with 0x80 added when the object is referenced), so
+# the first byte says which. A model call's messages and result are frozen as their fields
+# (plain data) and rebuilt when thawed: pickling them takes an import lookup per class.
+
+_PICKLE_START = pickle.PROTO[0]
+#: A payload whose frozen form is larger than this is kept as a live reference instead: a
+#: copy of it per step would hold memory that the rows cannot use (a sheet cell takes at
+#: most 32,767 characters).
+MAX_FROZEN_BYTES = 1 << 20
+
+
+def _bounded(value: Any, frozen: Any) -> Any:
+    if type(frozen) is bytes and len(frozen) > MAX_FROZEN_BYTES:
+        logger.debug("payload of %d bytes frozen is kept as a reference", len(frozen))
+        return f"<{len(value)} bytes>" if type(value) is bytes else value  # bytes would read as frozen
+    return frozen
+
+
+def _pickled(value: Any) -> Any:
+    try:
+        return dumps(value)
+    except Exception:  # what pickle refuses (a generator, a lock) is kept as its JSON form
+        logger.debug("payload of type %s kept as its JSON form", type(value).__name__, exc_info=True)
+        try:
+            return dumps(jsonable(value))
+        except Exception:  # noqa: BLE001
+            return repr(value)
+
+
+def _thawed(value: bytes) -> Any:
+    return pickle.loads(value) if value[0] == _PICKLE_START else marshal.loads(value)
+
+
+def freeze(value: Any) -> Any:
+    """``value`` as it is now, apart from the live object."""
+    if value is None or type(value) is str:
+        return value
+    try:
+        return _bounded(value, marshal.dumps(value))
+    except ValueError:  # not plain data
+        return _bounded(value, _pickled(value))
+
+
+def thaw(value: Any) -> Any:
+    """What :func:`freeze` kept."""
+    return _thawed(value) if type(value) is bytes else value
+
+
+_MESSAGE_CLASSES: dict[str, type[BaseMessage]] = {
+    name: cls for name in dir(messages_module)
+    if isinstance(cls := getattr(messages_module, name), type) and issubclass(cls, BaseMessage)
+}
+_langchain_classes: dict[type, type[BaseMessage]] = {}
+
+
+def _langchain_class(cls: type[BaseMessage]) -> type[BaseMessage]:
+    """A LangChain message class itself; for an application's own subclass, the LangChain
+    class it extends (rebuilt as that, its own fields kept as extra fields), so any process
+    can rebuild it and the rows still read its role and text."""
+    try:
+        return _langchain_classes[cls]
+    except KeyError:
+        found = next(base for base in cls.__mro__ if _MESSAGE_CLASSES.get(base.__name__) is base)
+        _langchain_classes[cls] = found
+        return found
+
+
+def _message_fields(message: BaseMessage) -> tuple[str, dict[str, Any], dict[str, Any] | None]:
+    return _langchain_class(type(message)).__name__, message.__dict__, message.__pydantic_extra__
+
+
+def _message_from(fields: tuple[str, dict[str, Any], dict[str, Any] | None]) -> BaseMessage:
+    name, values, extra = fields
+    return _message(_MESSAGE_CLASSES[name], values, extra)
+
+
+def freeze_messages(batches: Any) -> Any:
+    """A chat model's input (lists of messages), frozen as the messages' fields."""
+    try:
+        return _bounded(batches, marshal.dumps([[_message_fields(m) for m in batch] for batch in batches]))
+    except (ValueError, TypeError, AttributeError):
+        return _bounded(batches, _pickled(batches))
+
+
+def thaw_messages(value: Any) -> Any:
+    if type(value) is not bytes or value[0] == _PICKLE_START:
+        return thaw(value)
+    return [[_message_from(m) for m in batch] for batch in marshal.loads(value)]
+
+
+def _generation_fields(generation: Any) -> tuple[Any, Any]:
+    cls = type(generation)
+    if cls is ChatGeneration or cls is ChatGenerationChunk:
+        return _message_fields(generation.message), generation.generation_info
+    if cls is Generation or cls is GenerationChunk:
+        return generation.text, generation.generation_info
+    raise TypeError(cls)
+
+
+def _generation_from(fields: tuple[Any, Any]) -> Generation:
+    content, info = fields
+    if type(content) is str:
+        return Generation(text=content, generation_info=info)
+    return _chat_generation(_message_from(content), info)
+
+
+def freeze_result(response: Any) -> Any:
+    """A model's result (an ``LLMResult``), frozen as its generations' fields."""
+    try:
+        if type(response) is not LLMResult:
+            raise TypeError(type(response))
+        return _bounded(response, marshal.dumps((
+            [[_generation_fields(g) for g in batch] for batch in response.generations], response.llm_output)))
+    except (ValueError, TypeError, AttributeError):
+        return _bounded(response, _pickled(response))
+
+
+def thaw_result(value: Any) -> Any:
+    if type(value) is not bytes or value[0] == _PICKLE_START:
+        return thaw(value)
+    generations, llm_output = marshal.loads(value)
+    return _llm_result([[_generation_from(g) for g in batch] for batch in generations], llm_output)
