@@ -99,12 +99,8 @@ def sequential(model=None):
         model.invoke("answer now", config)
         return {"log": ["answer"]}
 
-    g = StateGraph(State)
-    for name, fn in (("plan", plan), ("act", act), ("answer", answer)):
-        g.add_node(name, fn)
+    g = StateGraph(State).add_sequence([plan, act, answer])
     g.add_edge(START, "plan")
-    g.add_edge("plan", "act")
-    g.add_edge("act", "answer")
     g.add_edge("answer", END)
     return g.compile()
 
@@ -169,11 +165,8 @@ def async_graph(model=None):
         await model.ainvoke("think async", config)
         return {"log": ["think"]}
 
-    g = StateGraph(State)
-    g.add_node("fetch", fetch)
-    g.add_node("think", think)
+    g = StateGraph(State).add_sequence([fetch, think])
     g.add_edge(START, "fetch")
-    g.add_edge("fetch", "think")
     g.add_edge("think", END)
     return g.compile()
 

@@ -303,11 +303,8 @@ def test_each_step_shows_its_payloads_as_they_were_even_when_later_nodes_mutate_
         state["messages"][-1].content = "rewritten"
         return {}
 
-    g = StateGraph(Shared)
-    g.add_node("draft", draft)
-    g.add_node("edit", edit)
+    g = StateGraph(Shared).add_sequence([draft, edit])
     g.add_edge(START, "draft")
-    g.add_edge("draft", "edit")
     g.add_edge("edit", END)
     harness = Harness(store=tmp_path / "runs.db", writer=writer)
     with harness.run() as run:
