@@ -2,9 +2,10 @@
 
 Contract: every hook does the minimum on the graph's path (freeze its payload, see
 :mod:`._frozen`, and append one tuple to the run's log, see :mod:`._events`), formats
-nothing and never raises into the host: a failure is logged and counted. It imports nothing from OpenTelemetry and attaches no context. It runs
-inline (``run_inline = True``), so under ``ainvoke`` entries are appended in the event loop
-in callback order, with no executor hop. :class:`~harness._events.Assembly` turns the log
+nothing and never raises into the host: a failure is logged and counted. It imports
+nothing from OpenTelemetry and attaches no context. It runs inline (``run_inline = True``),
+so under ``ainvoke`` entries are appended in the event loop in callback order, with no
+executor hop. :class:`~harness._events.Assembly` turns the log
 into event records where rows and spans are made.
 """
 
@@ -60,9 +61,8 @@ class HarnessCallbackHandler(BaseCallbackHandler):
 
     # --- bookkeeping ----------------------------------------------------------------
     # Each hook runs on the graph's own path: it freezes its payload, appends one tuple and
-    # does nothing else, and
-    # its guard is written out in it (or in the one helper both model hooks share) rather
-    # than wrapped around it.
+    # does nothing else, and its guard is written out in it (or in the one helper both model
+    # hooks share) rather than wrapped around it.
     def _failed(self, hook: str) -> None:
         """Never let a callback failure reach the graph: log, count, carry on."""
         self.failures += 1
@@ -164,7 +164,8 @@ class HarnessCallbackHandler(BaseCallbackHandler):
                 return self._drop(run_id)
             log.append((MODEL, run_id.int, parent_run_id.int if parent_run_id else None, time.time_ns(),
                         kwargs.get("name") or (serialized or {}).get("name") or ("chat_model" if chat else "llm"),
-                        chat, freeze_messages(inputs) if chat else freeze(inputs), metadata, kwargs.get("invocation_params")))
+                        chat, freeze_messages(inputs) if chat else freeze(inputs), metadata,
+                        kwargs.get("invocation_params")))
         except Exception:  # noqa: BLE001
             self._failed(hook)
 

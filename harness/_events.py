@@ -1,10 +1,10 @@
 """Neutral event records: what the row and span emitters read.
 
 An :class:`Event` is one LangChain run (the graph, a node, a model call, a tool call) with
-its payloads as they were at their callbacks and nanosecond times. The callback adapter does not make them: on
-the graph's path it only appends one tuple per callback to the run's log (see ENTRY KINDS
-below), and :class:`Assembly` turns that log into events where the rows and spans are
-built, in batch: usually in the writer process.
+its payloads as they were at their callbacks and nanosecond times. The callback adapter
+does not make them: on the graph's path it only appends one tuple per callback to the
+run's log (see ENTRY KINDS below), and :class:`Assembly` turns that log into events where
+the rows and spans are built, in batch: usually in the writer process.
 """
 
 from __future__ import annotations

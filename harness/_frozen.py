@@ -162,23 +162,35 @@ def _pickled(value: Any) -> Any:
             return repr(value)
 
 
-def _thawed(value: bytes) -> Any:
-    return pickle.loads(value) if value[0] == _PICKLE_START else marshal.loads(value)
+def _freeze(value: Any, fields: Callable[[Any], Any] | None = None) -> Any:
+    """``value`` frozen as plain data (``fields(value)`` when given) if it is that, else pickled."""
+    try:
+        frozen = marshal.dumps(value if fields is None else fields(value))
+    except (ValueError, TypeError, AttributeError):  # not plain data, or not of the shape ``fields`` takes
+        frozen = _pickled(value)
+    return _bounded(value, frozen)
+
+
+def _thaw(value: Any, rebuild: Callable[[Any], Any] | None = None) -> Any:
+    """What :func:`_freeze` kept; plain data frozen from ``fields`` is given to ``rebuild``."""
+    if type(value) is not bytes:
+        return value
+    if value[0] == _PICKLE_START:
+        return pickle.loads(value)
+    plain = marshal.loads(value)
+    return plain if rebuild is None else rebuild(plain)
 
 
 def freeze(value: Any) -> Any:
     """``value`` as it is now, apart from the live object."""
     if value is None or type(value) is str:
         return value
-    try:
-        return _bounded(value, marshal.dumps(value))
-    except ValueError:  # not plain data
-        return _bounded(value, _pickled(value))
+    return _freeze(value)
 
 
 def thaw(value: Any) -> Any:
     """What :func:`freeze` kept."""
-    return _thawed(value) if type(value) is bytes else value
+    return _thaw(value)
 
 
 _MESSAGE_CLASSES: dict[str, type[BaseMessage]] = {
@@ -209,18 +221,21 @@ def _message_from(fields: tuple[str, dict[str, Any], dict[str, Any] | None]) -> 
     return _message(_MESSAGE_CLASSES[name], values, extra)
 
 
+def _messages_fields(batches: Any) -> list[list[tuple[str, dict[str, Any], dict[str, Any] | None]]]:
+    return [[_message_fields(m) for m in batch] for batch in batches]
+
+
+def _messages_from(batches: Any) -> list[list[BaseMessage]]:
+    return [[_message_from(m) for m in batch] for batch in batches]
+
+
 def freeze_messages(batches: Any) -> Any:
     """A chat model's input (lists of messages), frozen as the messages' fields."""
-    try:
-        return _bounded(batches, marshal.dumps([[_message_fields(m) for m in batch] for batch in batches]))
-    except (ValueError, TypeError, AttributeError):
-        return _bounded(batches, _pickled(batches))
+    return _freeze(batches, _messages_fields)
 
 
 def thaw_messages(value: Any) -> Any:
-    if type(value) is not bytes or value[0] == _PICKLE_START:
-        return thaw(value)
-    return [[_message_from(m) for m in batch] for batch in marshal.loads(value)]
+    return _thaw(value, _messages_from)
 
 
 def _generation_fields(generation: Any) -> tuple[Any, Any]:
@@ -239,19 +254,21 @@ def _generation_from(fields: tuple[Any, Any]) -> Generation:
     return _chat_generation(_message_from(content), info)
 
 
+def _result_fields(response: Any) -> tuple[list[list[tuple[Any, Any]]], Any]:
+    if type(response) is not LLMResult:
+        raise TypeError(type(response))
+    return [[_generation_fields(g) for g in batch] for batch in response.generations], response.llm_output
+
+
+def _result_from(fields: tuple[Any, Any]) -> LLMResult:
+    generations, llm_output = fields
+    return _llm_result([[_generation_from(g) for g in batch] for batch in generations], llm_output)
+
+
 def freeze_result(response: Any) -> Any:
     """A model's result (an ``LLMResult``), frozen as its generations' fields."""
-    try:
-        if type(response) is not LLMResult:
-            raise TypeError(type(response))
-        return _bounded(response, marshal.dumps((
-            [[_generation_fields(g) for g in batch] for batch in response.generations], response.llm_output)))
-    except (ValueError, TypeError, AttributeError):
-        return _bounded(response, _pickled(response))
+    return _freeze(response, _result_fields)
 
 
 def thaw_result(value: Any) -> Any:
-    if type(value) is not bytes or value[0] == _PICKLE_START:
-        return thaw(value)
-    generations, llm_output = marshal.loads(value)
-    return _llm_result([[_generation_from(g) for g in batch] for batch in generations], llm_output)
+    return _thaw(value, _result_from)
