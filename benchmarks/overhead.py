@@ -161,12 +161,12 @@ def otlp_sink() -> tuple[subprocess.Popen, str]:
 
 
 def measure(modes, rounds: int, per_round: int, instrumentor=None, oi_exporter=None, oi_provider=None):
-    """Interleave the modes in rounds; per mode: per-run latencies, per-run block times
-    (including the wait until the block's runs are stored and their spans exported) and
-    per-run CPU (host process and writer process)."""
+    """Interleave the modes in rounds; per mode: per-run block times (including the wait until
+    the block's runs are stored and their spans exported), per-run latencies interleaved run
+    by run and in blocks, and per-run CPU (host process and writer process)."""
     @contextlib.contextmanager
     def entered(name, env):
-        """A mode's setting (its environment; OpenInference's instrumentation) for a block."""
+        """A mode's setting (its environment; OpenInference's instrumentation) for a run or a block."""
         if name == "openinference":
             instrumentor.instrument(tracer_provider=oi_provider)
         os.environ.update(env)
