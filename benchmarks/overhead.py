@@ -13,7 +13,8 @@ order, each run's deferred work (rows, spans) finished before the next run start
 target: the steadiest figure from one invocation to the next), the same latency in blocks
 of one mode's runs (where a run also meets the deferred work of the run before it), all
 work (a block of runs timed until they are stored and their spans exported), and CPU (host
-process and writer process).
+process and writer process); beside them, the time each mode adds to a run, caller-visible
+(a figure that does not scale with the graph's own speed).
 
     python benchmarks/overhead.py [--rounds 30] [--per-round 10] [--no-variants]
 """
@@ -231,10 +232,12 @@ def report(title: str, blocks, caller, in_blocks, cpu) -> dict[str, tuple[float,
 
     base = statistics.median(caller["bare"])
     print(f"{title}: bare run median {base * 1e3:.2f} ms")
-    print(f"{'':>22}  {'caller':>7}  {'in blocks':>9}  {'all work':>9}  {'cpu':>6}   (ratios to bare)")
+    print(f"{'':>22}  {'caller':>7}  {'in blocks':>9}  {'all work':>9}  {'cpu':>6}   (ratios to bare)"
+          f"  {'added':>7}  (caller-visible, per run)")
     for name in blocks:
+        added = (statistics.median(caller[name]) - base) * 1e6
         print(f"{name:>22}  {ratio(caller, name):7.2f}  {ratio(in_blocks, name):9.2f}  {ratio(blocks, name):9.2f}"
-              f"  {ratio(cpu, name):6.2f}")
+              f"  {ratio(cpu, name):6.2f}                     {added:5.0f} us")
     return {name: (ratio(caller, name), ratio(in_blocks, name), ratio(blocks, name)) for name in blocks}
 
 
