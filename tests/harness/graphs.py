@@ -14,7 +14,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.tools import tool
 from langgraph.graph import END, START, StateGraph
-from langgraph.types import Send, interrupt
+from langgraph.types import RetryPolicy, Send, interrupt
 
 
 class State(TypedDict, total=False):
@@ -176,6 +176,26 @@ def single_node(fn):
     g.add_node("only", fn)
     g.add_edge(START, "only")
     g.add_edge("only", END)
+    return g.compile()
+
+
+def retried(failures: int):
+    """``flaky`` fails its first ``failures`` attempts; its retry policy runs it again in the
+    same LangGraph step until it succeeds."""
+    attempts = []
+
+    def flaky(state):
+        attempts.append(1)
+        if len(attempts) <= failures:
+            raise ConnectionError(f"attempt {len(attempts)} failed")
+        return {"log": ["flaky"]}
+
+    g = StateGraph(State)
+    g.add_node("flaky", flaky, retry_policy=RetryPolicy(initial_interval=0.001, jitter=False, retry_on=ConnectionError))
+    g.add_node("after", lambda s: {"log": ["after"]})
+    g.add_edge(START, "flaky")
+    g.add_edge("flaky", "after")
+    g.add_edge("after", END)
     return g.compile()
 
 

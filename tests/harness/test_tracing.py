@@ -177,6 +177,23 @@ def test_node_that_raises_records_a_failed_run_and_reraises_the_same_exception(h
     assert set(errors.event_kind) == {"node", "graph"} and errors.error.str.contains("node exploded").all()
 
 
+def test_a_retried_node_records_each_attempt_and_counts_one_visit(harness):
+    with harness.run(subject="retry", reference_trajectory=["flaky", "after"]) as run:
+        out = graphs.retried(failures=2).invoke({"log": []}, run.config)
+    assert out["log"] == ["flaky", "after"]
+    f = harness.sheets([run.run_id])
+    ev = f["langgraph_events"]
+    flaky = ev[(ev.node == "flaky") & (ev.event_type != "on_chain_start")]
+    assert list(flaky.status) == ["error", "error", "ok"]
+    assert list(flaky.error.iloc[:2]) == ["ConnectionError: attempt 1 failed", "ConnectionError: attempt 2 failed"]
+    assert flaky.langgraph_step.nunique() == 1  # the attempts are one LangGraph step...
+    assert list(events_of(f, "node").step_number) == [1, 2, 3, 4]  # ...and three executions
+    runs = f["runs"].iloc[0]
+    assert runs.status == "completed" and runs.total_steps == 4 and pd.isna(runs.error)
+    trajectory = f["agent_metrics"].iloc[0]
+    assert trajectory.trajectory_details["actual"] == ["flaky", "after"] and trajectory.trajectory_match == 1.0
+
+
 def test_interrupt_is_control_flow_not_an_error(harness):
     graph = graphs.interrupting()
     config = {"configurable": {"thread_id": "t-1"}}
