@@ -194,6 +194,27 @@ def test_a_retried_node_records_each_attempt_and_counts_one_visit(harness):
     assert trajectory.trajectory_details["actual"] == ["flaky", "after"] and trajectory.trajectory_match == 1.0
 
 
+def test_a_node_served_from_the_node_cache_has_no_rows_as_langgraph_runs_no_callbacks_for_it(harness):
+    # Documented limit (README, Decisions): when LangGraph starts reporting cache hits to
+    # callbacks, this fails and the rows should say "cached".
+    from langgraph.cache.memory import InMemoryCache
+    from langgraph.types import CachePolicy
+
+    g = StateGraph(graphs.State)
+    g.add_node("slow", lambda s: {"log": ["slow"]}, cache_policy=CachePolicy())
+    g.add_node("after", lambda s: {"log": ["after"]})
+    g.add_edge(START, "slow")
+    g.add_edge("slow", "after")
+    g.add_edge("after", END)
+    graph = g.compile(cache=InMemoryCache())
+    seen = []
+    for _ in range(2):
+        with harness.run(subject="cached") as run:
+            assert graph.invoke({"log": []}, run.config)["log"] == ["slow", "after"]
+        seen.append(list(events_of(harness.sheets([run.run_id]), "node").node))
+    assert seen == [["slow", "after"], ["after"]]
+
+
 def test_interrupt_is_control_flow_not_an_error(harness):
     graph = graphs.interrupting()
     config = {"configurable": {"thread_id": "t-1"}}
