@@ -42,6 +42,10 @@ class Event:
     first_token_ns: int | None = None
     tokens_streamed: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    #: 0 for nodes of the top-level graph (and what they call), 1 inside a subgraph, and so
+    #: on: the checkpoint namespace's depth less the functional-API task calls in it, which
+    #: LangGraph nests in the namespace but runs as tasks of the calling graph.
+    subgraph_depth: int = 0
 
     @property
     def finished(self) -> bool:
@@ -61,12 +65,6 @@ class Event:
         md = self.metadata or {}
         return md.get("langgraph_checkpoint_ns") or md.get("checkpoint_ns") or None
 
-    @property
-    def subgraph_depth(self) -> int:
-        """0 for nodes of the top-level graph, 1 inside a subgraph, and so on."""
-        ns = self.checkpoint_ns
-        return ns.count("|") if ns else 0
-
 
 def error_type_name(error: BaseException) -> str:
     return type(error).__name__
@@ -79,6 +77,21 @@ def is_control_flow(error: BaseException) -> bool:
 def describe_error(error: BaseException) -> str:
     text = str(error)
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _is_task_call(name: str, metadata: Mapping[str, Any] | None) -> bool:
+    """A functional-API ``@task`` called from a running node (``langgraph_path`` is
+    ``(PUSH, the caller's path, index, ...)``), named as its ``langgraph_node``. LangGraph
+    gives such a task's own run no ``graph:step:N`` tag: it takes the caller's callbacks."""
+    if not metadata or metadata.get("langgraph_node") != name:
+        return False
+    path = metadata.get("langgraph_path")
+    return type(path) is tuple and len(path) > 2 and path[0] == "__pregel_push" and type(path[1]) is tuple
+
+
+def _namespace_depth(metadata: Mapping[str, Any] | None) -> int:
+    ns = (metadata or {}).get("langgraph_checkpoint_ns") or (metadata or {}).get("checkpoint_ns")
+    return ns.count("|") if ns else 0
 
 
 # --- the callback log -------------------------------------------------------------------
@@ -98,16 +111,19 @@ class Assembly:
 
     Which LangChain runs become records: the graph itself (a chain whose parent is not in
     the run), every graph node (``is_node``: tagged ``graph:step:N`` and named as its
-    ``langgraph_node``; nodes of subgraphs included), every model and tool call. Other
-    chains (routers, LCEL sequences inside nodes, a subgraph's own wrapper) are collapsed:
-    their children are attached to their nearest recorded ancestor.
+    ``langgraph_node``; nodes of subgraphs included), every functional-API task an
+    ``@entrypoint`` or a node calls (its own run: named as its ``langgraph_node``, on a
+    called-task path, in a namespace its nearest recorded ancestor is not in), every model
+    and tool call. Other chains (routers, LCEL sequences inside nodes, a subgraph's own
+    wrapper) are collapsed: their children are attached to their nearest recorded ancestor.
     """
 
-    __slots__ = ("events", "_alias", "_seen")
+    __slots__ = ("events", "_alias", "_calls", "_seen")
 
     def __init__(self) -> None:
         self.events: dict[int, Event] = {}  # by run id (as int), in creation order
         self._alias: dict[int, int | None] = {}  # collapsed chain -> nearest recorded ancestor
+        self._calls: dict[int, int] = {}  # record -> task calls in its namespace (see Event.subgraph_depth)
         self._seen = 0
 
     def feed(self, log: Sequence[tuple]) -> None:
@@ -134,22 +150,33 @@ class Assembly:
                     parent = alias[parent]
                 else:
                     top, parent = kind == CHAIN, None  # its parent is outside this run
-            parent_id = events[parent].id if parent is not None else None
+            above = events[parent] if parent is not None else None
+            parent_id = above.id if above is not None else None
+            calls = self._calls.get(parent, 0) if parent is not None else 0
             if kind == CHAIN:
                 if top or entry[2] is None:
                     # A top-level invocation (usually one per run; a second invoke under the
                     # same run becomes a second graph record).
-                    events[key] = Event(UUID(int=key), None, "graph", entry[4], entry[3], thaw(entry[6]), entry[7])
+                    event = Event(UUID(int=key), None, "graph", entry[4], entry[3], thaw(entry[6]), entry[7])
                 elif entry[5]:
-                    events[key] = Event(UUID(int=key), parent_id, "node", entry[4], entry[3], thaw(entry[6]), entry[7])
+                    event = Event(UUID(int=key), parent_id, "node", entry[4], entry[3], thaw(entry[6]), entry[7])
+                elif (_is_task_call(entry[4], entry[7]) and above is not None
+                      and above.checkpoint_ns != entry[7].get("langgraph_checkpoint_ns")):
+                    calls += 1
+                    event = Event(UUID(int=key), parent_id, "node", entry[4], entry[3], thaw(entry[6]), entry[7])
                 else:
                     alias[key] = parent
+                    continue
             elif kind == MODEL:
-                events[key] = Event(UUID(int=key), parent_id, "llm", entry[4], entry[3],
-                                    thaw_messages(entry[6]) if entry[5] else thaw(entry[6]), entry[7],
-                                    entry[8], chat=entry[5])
+                event = Event(UUID(int=key), parent_id, "llm", entry[4], entry[3],
+                              thaw_messages(entry[6]) if entry[5] else thaw(entry[6]), entry[7],
+                              entry[8], chat=entry[5])
             else:
-                events[key] = Event(UUID(int=key), parent_id, "tool", entry[4], entry[3], thaw(entry[5]), entry[6])
+                event = Event(UUID(int=key), parent_id, "tool", entry[4], entry[3], thaw(entry[5]), entry[6])
+            events[key] = event
+            if calls:
+                self._calls[key] = calls
+            event.subgraph_depth = max(_namespace_depth(event.metadata) - calls, 0)
 
     def node_event(self, key: int) -> Event | None:
         """The innermost node record that contains LangChain run ``key``."""

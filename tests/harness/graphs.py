@@ -179,6 +179,35 @@ def single_node(fn):
     return g.compile()
 
 
+def functional(model=None):
+    """A functional-API workflow: an ``@entrypoint`` that runs two ``fetch`` tasks at once,
+    then ``digest`` (which runs a subgraph), then ``summarise`` (a model call)."""
+    from langgraph.func import entrypoint, task
+
+    model = model or fake_model("summary")
+    sub = fan_out()
+
+    @task
+    def fetch(query: str) -> dict:
+        return lookup.invoke({"query": query})
+
+    @task
+    def digest(facts: list) -> list:
+        return sub.invoke({"log": []})["log"]
+
+    @task
+    def summarise(facts: list) -> str:
+        return model.invoke(f"summarise {len(facts)} facts").content
+
+    @entrypoint()
+    def research(topic: str) -> str:
+        facts = [f.result() for f in [fetch(f"{topic} a"), fetch(f"{topic} b")]]
+        digest(facts).result()
+        return summarise(facts).result()
+
+    return research
+
+
 def retried(failures: int):
     """``flaky`` fails its first ``failures`` attempts; its retry policy runs it again in the
     same LangGraph step until it succeeds."""

@@ -57,6 +57,19 @@ def test_one_root_span_per_run_with_nodes_llm_and_tool_spans_under_it(harness, e
     assert tool.attributes["gen_ai.tool.name"] == "lookup" and tool.attributes["openinference.span.kind"] == "TOOL"
 
 
+def test_functional_api_task_spans_sit_under_the_entrypoint_span(harness, exporter):
+    with harness.run(subject="func", workflow="research") as run:
+        graphs.functional().invoke("llamas", run.config)
+    spans = finished(harness, exporter)
+    parents = tree(spans)
+    assert parents["research"] == "invoke_workflow research"
+    assert parents["fetch"] == parents["digest"] == parents["summarise"] == "research"
+    assert parents["split"] == "digest"
+    names = {s.context.span_id: s.name for s in spans}
+    tools = [names[s.parent.span_id] for s in spans if s.name == "execute_tool lookup"]
+    assert sorted(tools) == ["fetch", "fetch", "left", "right"]
+
+
 def test_span_times_come_from_the_records_and_nest(harness, exporter):
     with harness.run() as run:
         graphs.sequential().invoke({"question": "q"}, run.config)

@@ -90,6 +90,29 @@ def test_subgraph_nodes_carry_their_depth_and_enclosing_node(harness):
     assert inner_a.parent_event_id == child.event_id
 
 
+def test_functional_api_tasks_are_nodes_of_the_entrypoints_graph(harness):
+    with harness.run(subject="func", reference_trajectory=["research", "fetch", "digest", "summarise"]) as run:
+        assert graphs.functional().invoke("llamas", run.config) == "summary"
+    f = harness.sheets([run.run_id])
+    nodes = events_of(f, "node")
+    assert list(nodes.node) == ["research", "fetch", "fetch", "digest", "split", "left", "right", "join", "summarise"]
+    assert list(nodes.step_number) == list(range(1, 10))
+    depth = dict(zip(nodes.node, nodes.subgraph_depth))
+    # tasks run in the entrypoint's graph (LangGraph streams them at its top level); the
+    # subgraph that ``digest`` runs is one level down
+    assert depth == {"research": 0, "fetch": 0, "digest": 0, "summarise": 0, "split": 1, "left": 1, "right": 1,
+                     "join": 1}
+    ids = dict(zip(nodes.node, nodes.event_id))
+    parents = dict(zip(nodes.node, nodes.parent_event_id))
+    assert parents["fetch"] == parents["digest"] == parents["summarise"] == ids["research"]
+    assert parents["split"] == ids["digest"]
+    tools = f["tool_calls"]
+    assert [(t.parent_node, t.step_number) for t in tools.itertuples()][:2] == [("fetch", 2), ("fetch", 3)]
+    assert sorted(t["query"] for t in tools.tool_input[:2]) == ["llamas a", "llamas b"]
+    assert list(f["llm_calls"].node) == ["summarise"] and list(f["llm_calls"].step_number) == [9]
+    assert f["agent_metrics"].iloc[0].trajectory_match == 1.0
+
+
 def test_async_nodes_under_ainvoke_are_recorded(harness):
     async def main():
         async with harness.run(subject="async") as run:
