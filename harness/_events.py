@@ -79,19 +79,17 @@ def describe_error(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-def _is_task_call(name: str, metadata: Mapping[str, Any] | None) -> bool:
-    """A functional-API ``@task`` called from a running node (``langgraph_path`` is
-    ``(PUSH, the caller's path, index, ...)``), named as its ``langgraph_node``. LangGraph
-    gives such a task's own run no ``graph:step:N`` tag: it takes the caller's callbacks."""
-    if not metadata or metadata.get("langgraph_node") != name:
+def _is_task_call(name: str, metadata: Mapping[str, Any] | None, caller: Event | None) -> bool:
+    """The own run of a functional-API ``@task`` called from a running node: named as its
+    ``langgraph_node``, on a called-task path (``(PUSH, the caller's path, index, ...)``)
+    and in a namespace its ``caller`` (nearest recorded ancestor) is not in, so that a
+    same-named chain inside the task is not taken for it. LangGraph gives such a run no
+    ``graph:step:N`` tag: it takes the caller's callbacks."""
+    if not metadata or caller is None or metadata.get("langgraph_node") != name:
         return False
     path = metadata.get("langgraph_path")
-    return type(path) is tuple and len(path) > 2 and path[0] == "__pregel_push" and type(path[1]) is tuple
-
-
-def _namespace_depth(metadata: Mapping[str, Any] | None) -> int:
-    ns = (metadata or {}).get("langgraph_checkpoint_ns") or (metadata or {}).get("checkpoint_ns")
-    return ns.count("|") if ns else 0
+    return (type(path) is tuple and len(path) > 2 and path[0] == "__pregel_push" and type(path[1]) is tuple
+            and caller.checkpoint_ns != metadata.get("langgraph_checkpoint_ns"))
 
 
 # --- the callback log -------------------------------------------------------------------
@@ -152,21 +150,19 @@ class Assembly:
                     top, parent = kind == CHAIN, None  # its parent is outside this run
             above = events[parent] if parent is not None else None
             parent_id = above.id if above is not None else None
-            calls = self._calls.get(parent, 0) if parent is not None else 0
+            calls = self._calls.get(parent, 0)
             if kind == CHAIN:
                 if top or entry[2] is None:
                     # A top-level invocation (usually one per run; a second invoke under the
                     # same run becomes a second graph record).
                     event = Event(UUID(int=key), None, "graph", entry[4], entry[3], thaw(entry[6]), entry[7])
-                elif entry[5]:
-                    event = Event(UUID(int=key), parent_id, "node", entry[4], entry[3], thaw(entry[6]), entry[7])
-                elif (_is_task_call(entry[4], entry[7]) and above is not None
-                      and above.checkpoint_ns != entry[7].get("langgraph_checkpoint_ns")):
-                    calls += 1
-                    event = Event(UUID(int=key), parent_id, "node", entry[4], entry[3], thaw(entry[6]), entry[7])
                 else:
-                    alias[key] = parent
-                    continue
+                    task = not entry[5] and _is_task_call(entry[4], entry[7], above)
+                    if not (entry[5] or task):
+                        alias[key] = parent
+                        continue
+                    calls += task
+                    event = Event(UUID(int=key), parent_id, "node", entry[4], entry[3], thaw(entry[6]), entry[7])
             elif kind == MODEL:
                 event = Event(UUID(int=key), parent_id, "llm", entry[4], entry[3],
                               thaw_messages(entry[6]) if entry[5] else thaw(entry[6]), entry[7],
@@ -176,7 +172,8 @@ class Assembly:
             events[key] = event
             if calls:
                 self._calls[key] = calls
-            event.subgraph_depth = max(_namespace_depth(event.metadata) - calls, 0)
+            ns = event.checkpoint_ns
+            event.subgraph_depth = max((ns.count("|") if ns else 0) - calls, 0)
 
     def node_event(self, key: int) -> Event | None:
         """The innermost node record that contains LangChain run ``key``."""

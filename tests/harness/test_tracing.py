@@ -210,7 +210,7 @@ def test_a_retried_node_records_each_attempt_and_counts_one_visit(harness):
     assert list(flaky.status) == ["error", "error", "ok"]
     assert list(flaky.error.iloc[:2]) == ["ConnectionError: attempt 1 failed", "ConnectionError: attempt 2 failed"]
     assert flaky.langgraph_step.nunique() == 1  # the attempts are one LangGraph step...
-    assert list(events_of(f, "node").step_number) == [1, 2, 3, 4]  # ...and three executions
+    assert list(events_of(f, "node").step_number) == [1, 2, 3, 4]  # ...and three executions (then after's)
     runs = f["runs"].iloc[0]
     assert runs.status == "completed" and runs.total_steps == 4 and pd.isna(runs.error)
     trajectory = f["agent_metrics"].iloc[0]
