@@ -44,7 +44,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from harness import Harness
-from harness._telemetry import flush_own_providers
+from harness.tracing.telemetry import flush_own_providers
 
 
 class State(TypedDict, total=False):
@@ -130,7 +130,7 @@ class NoopHandler(BaseCallbackHandler):
 
 def writer_cpu_seconds() -> float:
     """CPU time used so far by the harness writer process (0 where /proc is not available)."""
-    from harness import _writer_process
+    from harness.writers import process as _writer_process
 
     process = _writer_process._current
     try:

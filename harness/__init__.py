@@ -4,8 +4,8 @@
 the fifteen logging sheets (a SQLite store) and OpenTelemetry spans.
 """
 
-from ._callback import HarnessCallbackHandler
-from ._redact import REDACTED, Redactor
+from .tracing.callback import HarnessCallbackHandler
+from .tracing.redact import REDACTED, Redactor
 from ._run import Harness, Run, current_run
 from .costs import PRICE_TABLE_VERSION, PRICES, cost
 from .schema import AGENT_NAMES, RISK_LEVELS, SHEET_NAMES, SHEETS, Column, Sheet

@@ -1,7 +1,8 @@
 """``Harness`` and ``Run``: the public entry points that tie capture, rows, spans and the store.
 
-Data flows one way: callbacks -> event records (:mod:`._callback`) -> rows (:mod:`._rows`)
-and spans (:mod:`._spans`) -> the store. Nothing a run does inside the harness can change
+Data flows one way: callbacks -> event records (:mod:`.tracing.callback`) -> rows
+(:mod:`.tracing.rows`) and spans (:mod:`.tracing.spans`) -> the store, written where
+:mod:`.writers` says. Nothing a run does inside the harness can change
 the graph's result: every step of :meth:`Run._finish` is guarded, failures are logged and
 counted in ``runs.harness_errors``, and the graph's own exception propagates unchanged.
 """
@@ -13,22 +14,22 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from opentelemetry import trace
 
-from . import _rows
-from ._callback import HarnessCallbackHandler
-from ._redact import Redactor, host_secrets
-from ._record import RunRecord, build_rows, emit_record_spans, log_tests_row, now_iso, valid_row, write_record
-from ._telemetry import ENV_OTLP_ENDPOINT, resolve_tracer, span_destination
-from ._writer import BackgroundWriter
-from ._writer_process import ENV_WRITER, WRITERS, WriterProcess, writer_process
-from ._verify import PROFILES
 from .schema import sheet as sheet_named
 from .store import Store
+from .tracing import rows as _rows
+from .tracing.callback import HarnessCallbackHandler
+from .tracing.events import describe_error, is_control_flow
+from .tracing.record import RunRecord, build_rows, emit_record_spans, log_tests_row, now_iso, valid_row
+from .tracing.redact import Redactor
+from .tracing.telemetry import ENV_OTLP_ENDPOINT, resolve_tracer, span_destination
+from .tracing.verify import PROFILES
+from .writers import ENV_WRITER, WRITERS, RunWriter
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -60,59 +61,22 @@ class Harness:
             raise ValueError(f"writer must be one of {', '.join(WRITERS)}, not {writer!r} (argument or ${ENV_WRITER})")
         self.store = store if isinstance(store, Store) else Store(store)
         self.tracer_provider = tracer_provider
-        self.errors = 0  # harness-internal failures across runs (never raised into the host)
         self.writer = writer
-        self._writer = BackgroundWriter() if writer != "inline" else None
-        # A file store is written by the writer process (see ._writer_process); an in-memory
-        # one only in this process.
-        self._by_process = writer == "process" and str(self.store.path) not in ("", ":memory:")
-        self._sent_to: set[WriterProcess] = set()
+        self._writes = RunWriter(self.store, writer)
+
+    @property
+    def errors(self) -> int:
+        """Harness-internal failures across runs (never raised into the host)."""
+        return self._writes.errors
+
+    @errors.setter
+    def errors(self, value: int) -> None:
+        self._writes.errors = value
 
     def flush(self) -> None:
-        """Wait until every finished run has been written to the store (and its spans emitted).
-
-        Unless ``writer="inline"``, the caller of a run pays only for handing its record on: to
-        the writer process (:mod:`._writer_process`), or, when spans are to be made or with
-        ``writer="thread"``, to a background thread that emits the spans and writes or forwards
-        the rows. Every method that reads the store calls this first.
-        """
-        if self._writer is not None:
-            self._writer.flush()
-        if self._sent_to:
-            for process in list(self._sent_to):
-                process.sync()  # may hand runs back to the background thread
-            if self._writer is not None:
-                self._writer.flush()
-
-    def _process(self) -> WriterProcess | None:
-        return writer_process() if self._by_process else None
-
-    def _persist(self, record: RunRecord, process: WriterProcess | None = None) -> None:
-        """Store a finished run: through the writer process when there is one, else here."""
-        process = process or self._process()
-        if process is not None:
-            record.secrets = host_secrets()  # the host's environment, as of this run
-            if process.submit(self, record):
-                self._sent_to.add(process)
-                return
-            record.secrets = None
-        self._write_here(record)
-
-    def _write_here(self, record: RunRecord) -> None:
-        before = record.errors
-        write_record(record, self.store)
-        self.errors += record.errors - before
-
-    def _write_later(self, record: RunRecord) -> None:
-        """Write a run the writer process handed back, off the caller's path when possible."""
-        self._run_later(lambda: self._write_here(record))
-
-    def _run_later(self, job: Callable[[], None]) -> None:
-        """Run ``job`` on the background thread (now, if this is that thread or there is none)."""
-        if self._writer is None or self._writer.is_worker():
-            job()
-        else:
-            self._writer.submit(job)
+        """Wait until every finished run has been written to the store (and its spans
+        emitted). Every method that reads the store calls this first."""
+        self._writes.flush()
 
     def run(
         self,
@@ -135,8 +99,7 @@ class Harness:
         """A run context (``with`` or ``async with``); pass ``run.config`` to the graph."""
         if profile not in PROFILES:
             raise ValueError(f"unknown profile {profile!r}; profiles are {', '.join(PROFILES)}")
-        if self._by_process:
-            writer_process()  # started now, so that it is ready when the run ends
+        self._writes.process()  # the writer process (if any) starts now, to be ready when the run ends
         return Run(
             self, subject=subject, workflow=workflow, expected_tools=expected_tools,
             reference_trajectory=reference_trajectory, profile=profile, model=model,
@@ -320,19 +283,17 @@ class Run:
         if exc is None:
             self.status = "completed"
         else:
-            from ._events import describe_error, is_control_flow
-
             self.status = "completed" if is_control_flow(exc) else "failed"
             self.error = describe_error(exc)
-        harness = self.harness
-        writer = harness._writer
+        writes = self.harness._writes
+        writer = writes.background
         if writer is None:
             self._write_and_release()
             return
         record: RunRecord | None = None
         try:
-            process = harness._process()
-            spans = span_destination(harness.tracer_provider)
+            process = writes.process()
+            spans = span_destination(self.harness.tracer_provider)
             if process is not None and spans != "host":
                 # No spans to make in the host: the record goes straight to the writer process
                 # (which makes them when they go over OTLP).
@@ -340,12 +301,12 @@ class Run:
                 if spans == "otlp":
                     record.otlp_endpoint = os.environ.get(ENV_OTLP_ENDPOINT)
                     record.outer_context = _context_of(self._outer_span)
-                harness._persist(record, process)
+                writes.persist(record, process)
                 return
         except Exception:  # noqa: BLE001
             self._count_error("handing the run to the writer process")
             if record is not None:  # the handler is already released: the record is the run
-                harness._write_later(record)
+                writes.write_later(record)
                 return
         try:
             writer.submit(self._write_and_release)
@@ -364,7 +325,7 @@ class Run:
         try:
             record = self._release()
             self._emit_spans(record)
-            self.harness._persist(record)
+            self.harness._writes.persist(record)
         except Exception:  # noqa: BLE001 - the host never sees harness failures
             self._count_error("writing the run")
         finally:

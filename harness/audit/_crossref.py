@@ -19,7 +19,7 @@ Rules (DESIGN 5 and the run builder):
 - ``risk_level``, ``credit_score``, ``confidence`` = those of the run's last ``assessments``
   row, when it has one;
 - every ``log_tests`` count = the run's rows in that sheet; ``total_sheets_logged`` and
-  ``verification_status`` by :mod:`harness._verify` from those counts, the row's
+  ``verification_status`` by :mod:`harness.tracing.verify` from those counts, the row's
   ``required_sheets`` (else its profile's) and ``written_rows``.
 """
 
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
 
-from .._verify import PROFILES, total_sheets_logged, verification_status
+from ..tracing.verify import PROFILES, total_sheets_logged, verification_status
 from ..schema import COUNTED_SHEETS
 from ._model import Finding
 from ._recompute import Checker

@@ -11,7 +11,7 @@ def open_harness(store: str | None):
     """A one-shot command writes its runs in a background thread (starting a writer process
     would cost it more than it saves), unless ``$HARNESS_WRITER`` says otherwise."""
     from harness import Harness, StoreError
-    from harness._writer_process import ENV_WRITER
+    from harness.writers import ENV_WRITER
 
     try:
         return Harness(store=store, writer=None if os.environ.get(ENV_WRITER) else "thread")

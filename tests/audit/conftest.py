@@ -14,7 +14,7 @@ import pytest
 
 import evaluators
 from harness import Store
-from harness._verify import PROFILES, total_sheets_logged, verification_status
+from harness.tracing.verify import PROFILES, total_sheets_logged, verification_status
 from harness.costs import cost
 from harness.schema import COUNTED_SHEETS
 

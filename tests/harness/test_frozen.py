@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, Generation, LLMResult
 
-from harness._frozen import (
+from harness.tracing.frozen import (
     MAX_FROZEN_BYTES,
     freeze,
     freeze_messages,

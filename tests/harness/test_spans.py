@@ -154,7 +154,7 @@ class _OTLPReceiver(BaseHTTPRequestHandler):
 def test_spans_are_exported_over_otlp_http_when_the_endpoint_is_set(tmp_path, monkeypatch):
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-    from harness._telemetry import flush_own_providers
+    from harness.tracing.telemetry import flush_own_providers
 
     with serving(_OTLPReceiver) as url:
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", url)

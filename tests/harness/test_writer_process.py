@@ -10,7 +10,7 @@ import time
 import pytest
 
 from harness import REDACTED, Harness, Store
-from harness import _writer_process
+from harness.writers import process as _writer_process
 
 from . import graphs
 from .test_isolation import normalised
@@ -64,7 +64,7 @@ def test_rows_from_the_writer_process_equal_rows_written_in_the_host(tmp_path, o
     monkeypatch.setenv("HARNESS_WRITER", "thread")
     by_thread = Harness(store=tmp_path / "thread.db")
     thread_run = run_with_payload(by_thread, payload)
-    assert by_thread._sent_to == set() and by_process._sent_to
+    assert by_thread._writes.sent_to == set() and by_process._writes.sent_to
     assert normalised(by_process, process_run) == normalised(by_thread, thread_run)
     events = by_process.sheets([process_run])["langgraph_events"]
     assert events.output_preview.str.contains('"label":"liquidity"').any()  # the type's JSON form
@@ -101,7 +101,7 @@ def test_with_harness_writer_thread_no_writer_process_is_started(tmp_path, own_w
     monkeypatch.setenv("HARNESS_WRITER", "thread")
     harness = Harness(store=tmp_path / "runs.db")
     run_id = run_with_payload(harness, "x")
-    assert _writer_process._current is None and harness._sent_to == set()
+    assert _writer_process._current is None and harness._writes.sent_to == set()
     assert harness.sheets([run_id])["runs"].shape[0] == 1
 
 
@@ -125,7 +125,7 @@ def test_an_application_module_named_like_the_standard_library_does_not_reach_th
     run_id = run_with_payload(harness, "x")
     harness.flush()
     process = _writer_process.writer_process()
-    assert process is not None and process.alive and process in harness._sent_to
+    assert process is not None and process.alive and process in harness._writes.sent_to
     assert harness.store.count("runs", run_id) == 1
 
 
@@ -203,7 +203,7 @@ def test_spans_bound_for_otlp_are_made_and_exported_by_the_writer_process(tmp_pa
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
     from opentelemetry.sdk.trace import TracerProvider
 
-    from harness import _telemetry
+    from harness.tracing import telemetry as _telemetry
     from tests.support.loopback import serving
 
     from .test_spans import _OTLPReceiver

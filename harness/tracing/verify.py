@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .schema import COUNTED_SHEETS
+from ..schema import COUNTED_SHEETS
 
 #: Sheets each profile requires. A generic wrapped run needs its trace; the evaluation
 #: sheets are added when the run was given expected tools / a reference trajectory.

@@ -1,11 +1,11 @@
 """The LangChain callback adapter: callbacks in, the run's callback log out.
 
 Contract: every hook does the minimum on the graph's path (freeze its payload, see
-:mod:`._frozen`, and append one tuple to the run's log, see :mod:`._events`), formats
+:mod:`.frozen`, and append one tuple to the run's log, see :mod:`.events`), formats
 nothing and never raises into the host: a failure is logged and counted. It imports
 nothing from OpenTelemetry and attaches no context. It runs inline (``run_inline = True``),
 so under ``ainvoke`` entries are appended in the event loop in callback order, with no
-executor hop. :class:`~harness._events.Assembly` turns the log
+executor hop. :class:`~harness.tracing.events.Assembly` turns the log
 into event records where rows and spans are made.
 """
 
@@ -14,16 +14,13 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from ._events import CHAIN, END, ERROR, MODEL, TOOL, Assembly, Event, describe_error, error_type_name, is_control_flow
-from ._frozen import freeze, freeze_messages, freeze_result
-
-if TYPE_CHECKING:
-    from ._run import Run
+from .events import CHAIN, END, ERROR, MODEL, TOOL, Assembly, Event, describe_error, error_type_name, is_control_flow
+from .frozen import freeze, freeze_messages, freeze_result
 
 logger = logging.getLogger("harness")
 
@@ -48,8 +45,8 @@ class HarnessCallbackHandler(BaseCallbackHandler):
     run_inline = True
     raise_error = False
 
-    def __init__(self, run: Run | None = None, *, max_entries: int = MAX_ENTRIES_PER_RUN) -> None:
-        self.run = run
+    def __init__(self, run: Any = None, *, max_entries: int = MAX_ENTRIES_PER_RUN) -> None:
+        self.run = run  # the harness ``Run`` this handler records, if any (see harness.current_run)
         self.max_entries = max_entries
         self.log: list[tuple] = []  # one entry per callback, in callback order
         self.streamed: dict[int, list[int]] = {}  # model call -> [first token ns, tokens]

@@ -28,7 +28,7 @@ from langchain_core import messages as messages_module
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, Generation, GenerationChunk, LLMResult
 
-from ._encode import jsonable
+from .encode import jsonable
 
 logger = logging.getLogger("harness")
 

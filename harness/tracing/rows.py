@@ -1,6 +1,6 @@
 """Event records -> rows of ``langgraph_events``, ``llm_calls``, ``tool_calls`` and ``prompts``.
 
-Pure functions over a run's :class:`~harness._events.Event` records; the span emitter reads
+Pure functions over a run's :class:`~harness.tracing.events.Event` records; the span emitter reads
 the same records. Meanings (DESIGN 5): ``step_number`` is the 1-based order of node
 executions in the run (by start time) and every row made inside a node carries that node's
 step; ``parent_node`` is the node that contains the call; ``call_depth`` counts enclosing
@@ -16,9 +16,9 @@ from datetime import datetime, timezone
 from typing import Any
 from uuid import UUID
 
-from . import costs
-from ._encode import jsonable, message_role, message_text, preview, to_json
-from ._events import Event
+from .. import costs
+from .encode import jsonable, message_role, message_text, preview, to_json
+from .events import Event
 
 GENERATED_BY_FW = "FW"
 

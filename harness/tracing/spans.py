@@ -18,9 +18,9 @@ from uuid import UUID
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from . import _rows
-from ._encode import preview, to_json
-from ._events import Event
+from . import rows as _rows
+from .encode import preview, to_json
+from .events import Event
 
 logger = logging.getLogger("harness")
 

@@ -2,7 +2,7 @@
 
 One daemon thread per :class:`~harness.Harness`, started on first use. It emits a run's
 spans and then writes its rows (``writer="thread"``) or forwards its record to the writer
-process (:mod:`._writer_process`); it also writes the runs the writer process hands back.
+process (:mod:`.process`); it also writes the runs the writer process hands back.
 Anything that reads the store through the harness (``sheets``, ``export_*``, ``log``,
 ``verify``) first waits for the queue to drain (:meth:`flush`), and so does interpreter exit.
 The queue is bounded: a host producing runs faster than they can be written is slowed down,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from uuid import UUID
 
-from ._frozen import thaw, thaw_messages, thaw_result
+from .frozen import thaw, thaw_messages, thaw_result
 
 EventKind = Literal["graph", "node", "llm", "tool"]
 EventStatus = Literal["ok", "error", "interrupted"]
@@ -94,7 +94,7 @@ def _is_task_call(name: str, metadata: Mapping[str, Any] | None, caller: Event |
 
 # --- the callback log -------------------------------------------------------------------
 # ENTRY KINDS: each callback appends one tuple; LangChain run ids travel as their ``.int``,
-# payloads (inputs, outputs) frozen (see ._frozen: thawed here, when events are made).
+# payloads (inputs, outputs) frozen (see .frozen: thawed here, when events are made).
 #   (CHAIN, id, parent, ns, name, is_node, inputs, metadata)
 #   (MODEL, id, parent, ns, name, chat, inputs, metadata, invocation)
 #   (TOOL, id, parent, ns, name, inputs, metadata)

@@ -3,7 +3,7 @@
 :class:`RunRecord` is everything the rows of one run are made from: its callback log, the
 domain rows its nodes logged, and its settings. It holds no handler, lock or store, so the
 same record is written in the host process or handed whole to the writer process
-(:mod:`._writer_process`); :func:`write_record` is the one place a run becomes rows.
+(:mod:`harness.writers.process`); :func:`write_record` is the one place a run becomes rows.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from uuid import UUID
 
 from opentelemetry import trace
 
-from . import _rows
-from ._events import Event, assemble
-from ._redact import Redactor
-from ._spans import emit_spans
-from ._verify import total_sheets_logged, verification_status
-from .schema import COUNTED_SHEETS, SHEET_NAMES, sheet as sheet_named
-from .store import Store
+from . import rows as _rows
+from .events import Event, assemble
+from .redact import Redactor
+from .spans import emit_spans
+from .verify import total_sheets_logged, verification_status
+from ..schema import COUNTED_SHEETS, SHEET_NAMES, sheet as sheet_named
+from ..store import Store
 
 logger = logging.getLogger("harness")
 
@@ -59,7 +59,7 @@ class RunRecord:
     result: dict[str, Any]
     start_ns: int
     end_ns: int
-    log: Sequence[tuple]  # the callback log (see ._events); assembled into events where needed
+    log: Sequence[tuple]  # the callback log (see .events); assembled into events where needed
     streamed: Mapping[int, Sequence[int]]  # model call -> (first token ns, tokens streamed)
     logged: Sequence[tuple[str, dict[str, Any], UUID | None]]  # (sheet, row, containing node's id)
     errors: int = 0  # harness failures so far (callbacks included); grows while writing
@@ -201,7 +201,7 @@ def write_record(record: RunRecord, store: Store) -> None:
     Never raises: every failure is logged and counted in ``record.errors``.
     """
     if record.otlp_endpoint and not record.spans:
-        from ._telemetry import otlp_tracer
+        from .telemetry import otlp_tracer
 
         try:
             tracer = otlp_tracer(record.otlp_endpoint)

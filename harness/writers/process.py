@@ -2,7 +2,7 @@
 process, so building and writing rows takes neither CPU time nor the GIL from the host.
 
 One writer process per host process, shared by every :class:`~harness.Harness` whose store
-is a file, started on first use. The host sends each finished :class:`RunRecord` down a
+another process can open, started on first use. The host sends each finished :class:`RunRecord` down a
 pipe (a pickle of plain data: payload objects of the host's own types travel as their JSON
 form, which is all the rows keep of them) and keeps it until the writer process
 acknowledges it. Nothing is lost when the writer process cannot help: a record that does
@@ -34,28 +34,24 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, BinaryIO
+from typing import BinaryIO
 
 try:
     import fcntl
 except ImportError:  # not POSIX: the pipe keeps its default size
     fcntl = None  # type: ignore[assignment]
 
-from ._events import Event
-from ._frozen import dumps, register
-from ._record import RunRecord, write_record
-
-if TYPE_CHECKING:
-    from ._run import Harness
+from ..tracing.events import Event
+from ..tracing.frozen import dumps, register
+from ..tracing.record import RunRecord, write_record
+from .sink import RecordSink
 
 logger = logging.getLogger("harness")
 
-ENV_WRITER = "HARNESS_WRITER"
-WRITERS = ("process", "thread", "inline")  # who writes finished runs (see harness.Harness)
 FRAME = struct.Struct("!cQI")
 MAX_PENDING = 1_000  # records sent but not yet acknowledged; the host waits beyond this
 STALL_SECONDS = 120.0  # a writer process silent this long with work outstanding is replaced
-_BOOT = "import sys; sys.path.extend(sys.argv[1:]); from harness._writer_process import main; main()"
+_BOOT = "import sys; sys.path.extend(sys.argv[1:]); from harness.writers.process import main; main()"
 #: The writer process's first frame: anything else on its stdout is not a writer process.
 HELLO = FRAME.pack(b"H", int.from_bytes(b"harness", "big"), 1)
 START_SECONDS = 30.0  # a writer process not greeting within this long is replaced
@@ -101,8 +97,8 @@ class WriterProcess:
         self._lock = threading.RLock()
         self._outbox = bytearray()
         self._inbox = bytearray()
-        self._pending: dict[int, tuple[RunRecord, Harness]] = {}
-        self._returned: list[tuple[RunRecord, Harness]] = []  # to be written in the host
+        self._pending: dict[int, tuple[RunRecord, RecordSink]] = {}
+        self._returned: list[tuple[RunRecord, RecordSink]] = []  # to be written in the host
         self._seq = 0
         self._synced = 0
         self._last_answer = self._started = time.monotonic()
@@ -111,12 +107,12 @@ class WriterProcess:
         self.alive = True
 
     # --- host side --------------------------------------------------------------------
-    def submit(self, harness: Harness, record: RunRecord) -> bool:
+    def submit(self, sink: RecordSink, record: RunRecord) -> bool:
         """Send the record; False when the writer process cannot take it (write it here)."""
         if not self.alive:
             return False
         try:
-            payload = dumps((str(harness.store.absolute_path), record))
+            payload = dumps((sink.store.location, record))
         except Exception:  # noqa: BLE001 - an unpicklable payload: written in the host
             logger.debug("run %s is written in the host: its record does not pickle", record.run_id, exc_info=True)
             return False
@@ -126,7 +122,7 @@ class WriterProcess:
             if not self.alive:
                 return False
             self._seq += 1
-            self._pending[self._seq] = (record, harness)
+            self._pending[self._seq] = (record, sink)
             self._outbox += FRAME.pack(b"R", self._seq, len(payload))
             self._outbox += payload
             self._pump()
@@ -135,7 +131,7 @@ class WriterProcess:
             drain = bool(self._outbox) and not self._draining
             self._draining = self._draining or drain
         if drain:  # the pipe is full: a background thread pushes the rest through
-            harness._run_later(self.drain)
+            sink.run_later(self.drain)
         self._hand_back()
         return True
 
@@ -166,7 +162,7 @@ class WriterProcess:
 
     def sync(self) -> None:
         """Return when every record sent so far is written (records handed back to the host
-        are queued on their harness's background writer)."""
+        are queued on their sink's background writer)."""
         with self._lock:
             self._sync_locked(STALL_SECONDS)
         self._hand_back()
@@ -180,8 +176,8 @@ class WriterProcess:
             self.alive = False
             returned, self._returned = self._returned + list(self._pending.values()), []
             self._pending.clear()
-        for record, harness in returned:  # at exit: written here and now
-            harness._write_here(record)
+        for record, sink in returned:  # at exit: written here and now
+            sink.write_here(record)
         with contextlib.suppress(OSError):
             self._proc.stdin.close()  # type: ignore[union-attr]
         try:
@@ -236,13 +232,13 @@ class WriterProcess:
             elif kind == b"S":
                 self._synced = seq
             elif kind in (b"A", b"L"):
-                record, harness = self._pending.pop(seq, (None, None))
-                if harness is None:
+                record, sink = self._pending.pop(seq, (None, None))
+                if sink is None:
                     continue
                 if kind == b"A":
-                    harness.errors += value
+                    sink.errors += value
                 else:  # the writer process could not read the record
-                    self._returned.append((record, harness))
+                    self._returned.append((record, sink))
             else:
                 return self._refuse(f"it answered with an unknown frame {kind!r}")
         del self._inbox[:offset]
@@ -297,8 +293,8 @@ class WriterProcess:
             return
         with self._lock:
             returned, self._returned = self._returned, []
-        for record, harness in returned:
-            harness._write_later(record)
+        for record, sink in returned:
+            sink.write_later(record)
 
 
 MAX_STARTS = 3  # writer processes started per host process; after that, runs are written here
@@ -352,8 +348,8 @@ def _read_exactly(stream: BinaryIO, size: int) -> bytes:
 
 
 def main() -> None:
-    from ._telemetry import flush_own_providers
-    from .store import Store
+    from ..store import Store
+    from ..tracing.telemetry import flush_own_providers
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the host decides when to stop (stdin closes)
     answers = os.fdopen(os.dup(1), "wb", buffering=0)

@@ -1,0 +1,22 @@
+"""The run store: the system of record for every sheet row.
+
+:class:`Store` is the engine-independent interface (row keys, batched writes, paged reads:
+:mod:`.base`); ``Store(url)`` opens the engine the URL names. SQLite (:mod:`.sqlite`) is
+the embedded default.
+"""
+
+from .base import DEFAULT_STORE, ENV_STORE, ROW_KEY, Store, StoreError, content_key, json_text, store_url
+from .sqlite import SQLiteStore, resolve_store_path
+
+__all__ = [
+    "DEFAULT_STORE",
+    "ENV_STORE",
+    "ROW_KEY",
+    "SQLiteStore",
+    "Store",
+    "StoreError",
+    "content_key",
+    "json_text",
+    "resolve_store_path",
+    "store_url",
+]

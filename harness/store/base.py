@@ -1,0 +1,382 @@
+"""The store's engine-independent part: row keys, how values are stored, batched writes, paged reads.
+
+One table per sheet, derived from :mod:`harness.schema`; every row has a ``row_key``
+(unique), so writing the same batch twice -- a retry after a timeout, a resumed export --
+never duplicates a row. Values are stored by their schema kind: JSON columns as compact
+JSON text, timestamps as ISO 8601 text, numbers as numbers. An engine (:mod:`.sqlite`)
+supplies the connection, its transactions and its SQL types; everything here is written
+once for all engines, in SQL they share.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..schema import SHEET_NAMES, SHEETS, Sheet, sheet as sheet_named
+
+if TYPE_CHECKING:
+    import pandas as pd  # imported when sheets are read: the writer process never needs it
+
+ENV_STORE = "HARNESS_STORE"
+DEFAULT_STORE = "harness.db"
+
+ROW_KEY = "row_key"
+PAGE_ROWS = 2_000  # rows read per query by Store.rows
+
+
+class StoreError(RuntimeError):
+    """The store could not be opened or written."""
+
+
+def json_text(value: Any) -> str:
+    """Compact, stable JSON; anything json cannot encode is written with ``str``."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def content_key(sheet: str, row: Mapping[str, Any]) -> str:
+    """A row key from the row's content, for rows without a natural id."""
+    return hashlib.sha1(f"{sheet}\x00{json_text(sorted(row.items()))}".encode()).hexdigest()
+
+
+def _encode_int(value: Any) -> int | None:
+    if isinstance(value, float):
+        return int(round(value)) if value == value else None
+    return int(value)
+
+
+_ENCODERS = {
+    "json": lambda v: v if isinstance(v, str) else json_text(v),
+    "int": _encode_int,
+    "float": float,
+    "datetime": lambda v: v if isinstance(v, str) else v.isoformat(),
+    "text": lambda v: v if isinstance(v, str) else str(v),
+}
+
+#: The type a value of each kind is stored as: a value already of that type is stored as it is.
+_STORED_TYPES = {"json": str, "int": int, "float": float, "datetime": str, "text": str}
+
+
+@functools.cache
+def _plan(name: str) -> tuple[frozenset[str], tuple[str, ...], tuple[frozenset[type], ...],
+                              tuple[tuple[type, Any], ...]]:
+    """Per sheet, once: the allowed keys, the stored names in order (row key first), the
+    types each position stores as they are, and its stored type and encoder."""
+    s = sheet_named(name)
+    kinds = ("text", *(c.kind for c in s.all_columns))
+    return (
+        frozenset(s.all_column_names) | {ROW_KEY},
+        (ROW_KEY, *s.all_column_names),
+        tuple(frozenset({_STORED_TYPES[k], type(None)}) for k in kinds),
+        tuple((_STORED_TYPES[k], _ENCODERS[k]) for k in kinds),
+    )
+
+
+def encode_rows(s: Sheet, rows: Iterable[Mapping[str, Any]]) -> list[list[Any]]:
+    """Rows as lists of stored values in the table's column order, row key first (made from
+    the content when a row has none). Unknown columns are an error, never a silent drop."""
+    allowed, names, accepted, encoders = _plan(s.name)
+    batch = []
+    for row in rows:
+        if not allowed.issuperset(row):
+            unknown = set(row) - allowed
+            raise StoreError(f"sheet {s.name!r} has no column(s) {', '.join(sorted(unknown))}")
+        values = list(map(row.get, names))
+        if not values[0]:
+            values[0] = content_key(s.name, row)
+        # Most rows hold only values already of their stored type: checked in one C pass.
+        if not all(map(frozenset.__contains__, accepted, map(type, values))):
+            for i, (value, (stored, encode)) in enumerate(zip(values, encoders)):
+                if value is not None and value.__class__ is not stored:
+                    values[i] = encode(value)
+        batch.append(values)
+    return batch
+
+
+def _decode(kind: str, value: Any) -> Any:
+    if value is None or kind != "json":
+        return value
+    try:
+        return json.loads(value)
+    except (TypeError, ValueError):
+        return value
+
+
+def store_url(url: Any = None) -> str:
+    """The store to open: the argument > ``$HARNESS_STORE`` > ``./harness.db``."""
+    return os.fspath(url) if url is not None else os.environ.get(ENV_STORE) or DEFAULT_STORE
+
+
+#: The engines, in the order they are asked whether they open a URL (the last accepts any).
+_engines: list[type[Store]] = []
+
+
+def register_engine(engine: type[Store]) -> type[Store]:
+    """Make ``Store(url)`` open the URLs ``engine.accepts`` (engines register as they are defined)."""
+    _engines.insert(0, engine)
+    return engine
+
+
+def _engine_for(url: str) -> type[Store]:
+    for engine in _engines:
+        if engine.accepts(url):
+            return engine
+    raise StoreError(f"no store engine opens {url!r}")
+
+
+def _quoted(names: Iterable[str]) -> str:
+    return ", ".join(f'"{n}"' for n in names)
+
+
+class Store:
+    """The system of record: one table per sheet. ``Store(url)`` opens the engine the URL
+    names: a path or ``sqlite:///path`` (the default, ``$HARNESS_STORE`` or ``./harness.db``).
+
+    Thread-safe: one connection per store, used under its lock. An engine implements the
+    connection primitives below (:meth:`transaction`, ``_execute``, :attr:`location`, the SQL
+    types and placeholder); the rest is written once here.
+    """
+
+    #: The engine's parameter placeholder in SQL text.
+    placeholder: ClassVar[str] = "?"
+    #: The engine's column type for each schema kind.
+    sql_types: ClassVar[Mapping[str, str]] = {}
+    #: The engine's own exception types that a failed write of one sheet raises.
+    db_errors: ClassVar[tuple[type[BaseException], ...]] = ()
+
+    def __new__(cls, url: Any = None, *args: Any, **kwargs: Any) -> Store:
+        if cls is Store:
+            cls = _engine_for(store_url(url))
+        return super().__new__(cls)
+
+    @classmethod
+    def accepts(cls, url: str) -> bool:
+        """Whether this engine opens ``url``."""
+        return False
+
+    _lock: threading.RLock
+
+    # --- what an engine provides --------------------------------------------------------
+    @property
+    def location(self) -> str:
+        """What ``Store(location)`` opens again, in any process (the writer process's key)."""
+        raise NotImplementedError
+
+    @property
+    def shareable(self) -> bool:
+        """Whether another process can open this store (a file or a server, not memory)."""
+        raise NotImplementedError
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One explicit transaction (nestable: inner uses join the outer one), committed on
+        success and rolled back on error."""
+        raise NotImplementedError
+        yield  # pragma: no cover
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """Run one statement (under the lock, inside a transaction when writing)."""
+        raise NotImplementedError
+
+    def _executemany(self, sql: str, batch: Sequence[Sequence[Any]]) -> int:
+        """Run ``sql`` for each parameter list; the number of rows it changed."""
+        raise NotImplementedError
+
+    def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows of one query, read under the lock."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    # --- schema -------------------------------------------------------------------------
+    def _create_tables(self) -> None:
+        types = self.sql_types
+        with self.transaction():
+            for s in SHEETS:
+                cols = ", ".join(f'"{c.name}" {types[c.kind]}' for c in s.all_columns)
+                self._execute(
+                    f'CREATE TABLE IF NOT EXISTS "{s.name}" '
+                    f'({self._sequence_column()}, {ROW_KEY} TEXT NOT NULL UNIQUE, {cols})'
+                )
+                self._execute(f'CREATE INDEX IF NOT EXISTS "{s.name}_run" ON "{s.name}"(run_id)')
+            self._execute(
+                "CREATE TABLE IF NOT EXISTS assessment_records ("
+                "run_id TEXT PRIMARY KEY, company_name TEXT, record TEXT NOT NULL, updated_at TEXT)"
+            )
+            self._execute(
+                "CREATE TABLE IF NOT EXISTS export_marks (target TEXT NOT NULL, sheet TEXT NOT NULL, "
+                f"{ROW_KEY} TEXT NOT NULL, PRIMARY KEY (target, sheet, {ROW_KEY}))"
+            )
+
+    def _sequence_column(self) -> str:
+        """``_seq``: a number per row, larger for every later insert, so it orders rows as inserted."""
+        raise NotImplementedError
+
+    def _marks(self, count: int) -> str:
+        return ", ".join([self.placeholder] * count)
+
+    @functools.cached_property
+    def _insert_sql(self) -> dict[str, str]:
+        out = {}
+        for s in SHEETS:
+            names = (ROW_KEY, *s.all_column_names)
+            out[s.name] = (f'INSERT INTO "{s.name}" ({_quoted(names)}) VALUES ({self._marks(len(names))}) '
+                           f"ON CONFLICT ({ROW_KEY}) DO NOTHING")
+        return out
+
+    # --- writing ------------------------------------------------------------------------
+    def write(self, sheet: str | Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
+        """Insert rows in one transaction; rows whose ``row_key`` exists are skipped.
+
+        A row without ``row_key`` gets one from its content. Unknown columns are an error
+        (never a silent drop). Returns the number of rows actually inserted.
+        """
+        s = sheet if isinstance(sheet, Sheet) else sheet_named(sheet)
+        with self.transaction():
+            return self._insert(s, rows)
+
+    def _insert(self, s: Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
+        batch = encode_rows(s, rows)
+        if not batch:
+            return 0
+        return self._executemany(self._insert_sql[s.name], batch)
+
+    def write_many(self, rows_by_sheet: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, int | Exception]:
+        """Write several sheets in one transaction, each sheet in its own savepoint: a sheet
+        that fails is rolled back alone and reported as its exception, the others commit."""
+        result: dict[str, int | Exception] = {}
+        with self.transaction():
+            for name, rows in rows_by_sheet.items():
+                if not rows:
+                    continue
+                self._execute("SAVEPOINT sheet")
+                try:
+                    result[name] = self._insert(sheet_named(name), rows)
+                    self._execute("RELEASE SAVEPOINT sheet")
+                except (*self.db_errors, StoreError) as exc:
+                    self._execute("ROLLBACK TO SAVEPOINT sheet")
+                    self._execute("RELEASE SAVEPOINT sheet")
+                    result[name] = exc
+        return result
+
+    def replace(self, sheet: str | Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
+        """Insert rows, replacing any row with the same ``row_key`` (for rows that are
+        recomputed, like a run's ``log_tests``)."""
+        s = sheet if isinstance(sheet, Sheet) else sheet_named(sheet)
+        rows = list(rows)
+        keys = [r.get(ROW_KEY) or content_key(s.name, r) for r in rows]
+        with self.transaction():
+            self._executemany(f'DELETE FROM "{s.name}" WHERE {ROW_KEY} = {self.placeholder}',
+                                   [(k,) for k in keys])
+            return self._insert(s, [{**r, ROW_KEY: k} for r, k in zip(rows, keys)])
+
+    # --- reading ------------------------------------------------------------------------
+    def rows(
+        self,
+        sheet: str | Sheet,
+        run_ids: Sequence[str] | None = None,
+        *,
+        with_keys: bool = False,
+        decode_json: bool = True,
+    ) -> Iterator[dict[str, Any]]:
+        """Rows of a sheet in insertion order, optionally only those of ``run_ids``.
+
+        Read in pages of ``PAGE_ROWS`` rows (keyset on ``_seq``), so memory stays flat however
+        many rows a sheet holds (an export of a million rows); the lock is held per page.
+        """
+        s = sheet if isinstance(sheet, Sheet) else sheet_named(sheet)
+        mark = self.placeholder
+        sql = f'SELECT _seq, {ROW_KEY}, {_quoted(s.all_column_names)} FROM "{s.name}" WHERE _seq > {mark}'
+        params: tuple[Any, ...] = ()
+        if run_ids is not None:
+            ids = list(run_ids)
+            if not ids:
+                return
+            sql += f" AND run_id IN ({self._marks(len(ids))})"
+            params = tuple(ids)
+        sql += f" ORDER BY _seq LIMIT {PAGE_ROWS}"
+        kinds = [c.kind for c in s.all_columns]
+        names = s.all_column_names
+        last = 0
+        while True:
+            page = self._fetchall(sql, (last, *params))
+            for record in page:
+                row = {
+                    n: (_decode(k, v) if decode_json else v)
+                    for n, k, v in zip(names, kinds, record[2:])
+                }
+                if with_keys:
+                    row[ROW_KEY] = record[1]
+                yield row
+            if len(page) < PAGE_ROWS:
+                return
+            last = page[-1][0]
+
+    def count(self, sheet: str, run_id: str | None = None) -> int:
+        s = sheet_named(sheet)
+        sql = f'SELECT COUNT(*) FROM "{s.name}"'
+        params: tuple[Any, ...] = ()
+        if run_id is not None:
+            sql += f" WHERE run_id = {self.placeholder}"
+            params = (run_id,)
+        return int(self._fetchall(sql, params)[0][0])
+
+    def counts(self, run_id: str) -> dict[str, int]:
+        """Rows per sheet for one run, in spec order."""
+        return {name: self.count(name, run_id) for name in SHEET_NAMES}
+
+    def run_ids(self) -> list[str]:
+        return [r[0] for r in self._fetchall('SELECT run_id FROM "runs" ORDER BY _seq')]
+
+    def sheets(self, run_ids: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
+        """The fifteen sheets as DataFrames (spec order; spec columns first, then extras)."""
+        import pandas as pd
+
+        frames = {}
+        for s in SHEETS:
+            rows = list(self.rows(s, run_ids))
+            frame = pd.DataFrame(rows, columns=list(s.all_column_names))
+            for c in s.all_columns:
+                if c.kind == "int":
+                    frame[c.name] = frame[c.name].astype("Int64")
+                elif c.kind == "float":
+                    frame[c.name] = frame[c.name].astype("float64")
+            frames[s.name] = frame
+        return frames
+
+    # --- assessments (save_to_database) -------------------------------------------------
+    def upsert_assessment(self, run_id: str, company_name: str, record: Mapping[str, Any], updated_at: str) -> None:
+        marks = self._marks(4)
+        with self.transaction():
+            self._execute(
+                f"INSERT INTO assessment_records (run_id, company_name, record, updated_at) VALUES ({marks}) "
+                "ON CONFLICT(run_id) DO UPDATE SET company_name=excluded.company_name, "
+                "record=excluded.record, updated_at=excluded.updated_at",
+                (run_id, company_name, json_text(record), updated_at),
+            )
+
+    def assessment(self, run_id: str) -> dict[str, Any] | None:
+        found = self._fetchall(f"SELECT record FROM assessment_records WHERE run_id = {self.placeholder}", (run_id,))
+        return json.loads(found[0][0]) if found else None
+
+    # --- export bookkeeping (exactly-once pushes) ---------------------------------------
+    def exported_keys(self, target: str, sheet: str) -> set[str]:
+        """Row keys of ``sheet`` that ``target`` (e.g. a spreadsheet id) has acknowledged."""
+        mark = self.placeholder
+        return {r[0] for r in self._fetchall(
+            f"SELECT {ROW_KEY} FROM export_marks WHERE target = {mark} AND sheet = {mark}", (target, sheet))}
+
+    def mark_exported(self, target: str, sheet: str, keys: Iterable[str]) -> None:
+        with self.transaction():
+            self._executemany(
+                f"INSERT INTO export_marks (target, sheet, {ROW_KEY}) VALUES ({self._marks(3)}) "
+                "ON CONFLICT DO NOTHING",
+                [(target, sheet, k) for k in keys],
+            )

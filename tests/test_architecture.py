@@ -1,0 +1,89 @@
+"""The rules of docs/architecture.md that the import graph can check: data flows one way
+and no module imports, even for typing, a module that imports it back."""
+
+import ast
+from functools import cache
+from pathlib import Path
+
+import grimp
+import networkx as nx
+import pytest
+
+ROOT = Path(__file__).parents[1]
+PACKAGES = ("harness", "workflows", "evaluators", "exporters")
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return grimp.build_graph(*PACKAGES, include_external_packages=False, cache_dir=None)
+
+
+def imports(graph, importer_prefix, imported_prefix):
+    """(importer, imported, line) of every import from a module under one prefix into another."""
+    found = []
+    for importer in graph.modules:
+        if not _under(importer, importer_prefix):
+            continue
+        for imported in graph.find_modules_directly_imported_by(importer):
+            if _under(imported, imported_prefix):
+                for detail in graph.get_import_details(importer=importer, imported=imported):
+                    found.append((importer, imported, detail["line_number"]))
+    return found
+
+
+def _under(module, prefix):
+    return module == prefix or module.startswith(prefix + ".")
+
+
+@cache
+def _module_level_lines(module):
+    path = ROOT / Path(*module.split("."))
+    path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    lines = set()
+
+    def visit(nodes):  # imports run on import: at module level, under `if` / `try` included
+        for node in nodes:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                lines.add(node.lineno)
+            elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                visit(ast.iter_child_nodes(node))
+
+    visit(ast.parse(path.read_text()).body)
+    return lines
+
+
+def test_no_module_imports_one_that_imports_it_back(graph):
+    edges = nx.DiGraph((m, i) for m in graph.modules for i in graph.find_modules_directly_imported_by(m))
+    assert list(nx.simple_cycles(edges)) == []
+
+
+def test_evaluators_import_nothing_of_ours(graph):
+    for other in ("harness", "workflows", "exporters"):
+        assert imports(graph, "evaluators", other) == []
+
+
+def test_the_core_knows_no_workflow(graph):
+    assert [i for i in imports(graph, "harness", "workflows") if not _under(i[0], "harness.cli")] == []
+
+
+def test_the_core_reaches_exporters_only_lazily_from_the_facade_and_the_cli(graph):
+    for importer, _, line in imports(graph, "harness", "exporters"):
+        assert _under(importer, "harness.cli") or (
+            importer == "harness._run" and line not in _module_level_lines(importer)), (importer, line)
+
+
+def test_exporters_read_the_store_never_a_live_run(graph):
+    reached = {imported for _, imported, _ in imports(graph, "exporters", "harness")}
+    assert reached <= {"harness.schema", "harness.store"}
+
+
+def test_tracing_and_the_store_know_nothing_of_who_calls_them(graph):
+    for low, high in (("harness.tracing", "harness.writers"), ("harness.tracing", "harness._run"),
+                      ("harness.tracing", "harness.cli"), ("harness.tracing", "harness.audit"),
+                      ("harness.store", "harness.tracing"), ("harness.store", "harness.writers"),
+                      ("harness.store", "harness._run"), ("harness.writers", "harness._run")):
+        assert imports(graph, low, high) == [], (low, high)
+
+
+def test_the_harness_package_keeps_at_most_eight_modules_at_its_top_level():
+    assert len(list((ROOT / "harness").glob("*.py"))) <= 8
