@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..schema import SHEET_NAMES, SHEETS, Sheet, sheet as sheet_named
+from .migrations import MIGRATIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import pandas as pd  # imported when sheets are read: the writer process never needs it
@@ -174,11 +175,16 @@ class Store:
         raise NotImplementedError
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self, *, immediate: bool = False) -> Iterator[None]:
         """One explicit transaction (nestable: inner uses join the outer one), committed on
-        success and rolled back on error."""
+        success and rolled back on error. ``immediate`` takes the write lock at its start,
+        for a transaction that reads and then writes what it read (a migration)."""
         raise NotImplementedError
         yield  # pragma: no cover
+
+    def _table_columns(self, table: str) -> list[str]:
+        """The columns of ``table`` in order; empty when there is no such table."""
+        raise NotImplementedError
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> None:
         """Run one statement (under the lock, inside a transaction when writing)."""
@@ -196,24 +202,59 @@ class Store:
         raise NotImplementedError
 
     # --- schema -------------------------------------------------------------------------
+    def _prepare_schema(self) -> None:
+        """Bring the store's tables to :data:`~.migrations.SCHEMA_VERSION` (see :mod:`.migrations`)."""
+        if self._schema_version() == SCHEMA_VERSION:
+            return
+        with self.transaction(immediate=True):
+            found = self._schema_version()  # again: another process may have migrated meanwhile
+            if found == SCHEMA_VERSION:
+                return
+            if found is not None and found > SCHEMA_VERSION:
+                raise StoreError(f"store {self.location!r} has schema version {found}, newer than this harness knows "
+                                 f"({SCHEMA_VERSION}): upgrade langgraph-harness to use it")
+            self._create_tables()
+            for step in MIGRATIONS:
+                if found is not None and step.version > found and step.apply is not None:
+                    step.apply(self)
+            self._execute(f"DELETE FROM harness_meta WHERE key = {self.placeholder}", ("schema_version",))
+            self._execute(f"INSERT INTO harness_meta (key, value) VALUES ({self._marks(2)})",
+                          ("schema_version", str(SCHEMA_VERSION)))
+
+    def _schema_version(self) -> int | None:
+        """The version the store records; 1 for a store made before versions were recorded;
+        None for a new, empty store."""
+        if self._table_columns("harness_meta"):
+            found = self._fetchall(f"SELECT value FROM harness_meta WHERE key = {self.placeholder}",
+                                   ("schema_version",))
+            if found:
+                return int(found[0][0])
+        return 1 if self._table_columns("runs") else None
+
     def _create_tables(self) -> None:
+        """Every table, index and column the schema declares that the store lacks."""
         types = self.sql_types
-        with self.transaction():
-            for s in SHEETS:
+        for s in SHEETS:
+            have = self._table_columns(s.name)
+            if not have:
                 cols = ", ".join(f'"{c.name}" {types[c.kind]}' for c in s.all_columns)
                 self._execute(
-                    f'CREATE TABLE IF NOT EXISTS "{s.name}" '
-                    f'({self._sequence_column()}, {ROW_KEY} TEXT NOT NULL UNIQUE, {cols})'
+                    f'CREATE TABLE "{s.name}" ({self._sequence_column()}, {ROW_KEY} TEXT NOT NULL UNIQUE, {cols})'
                 )
-                self._execute(f'CREATE INDEX IF NOT EXISTS "{s.name}_run" ON "{s.name}"(run_id)')
-            self._execute(
-                "CREATE TABLE IF NOT EXISTS assessment_records ("
-                "run_id TEXT PRIMARY KEY, company_name TEXT, record TEXT NOT NULL, updated_at TEXT)"
-            )
-            self._execute(
-                "CREATE TABLE IF NOT EXISTS export_marks (target TEXT NOT NULL, sheet TEXT NOT NULL, "
-                f"{ROW_KEY} TEXT NOT NULL, PRIMARY KEY (target, sheet, {ROW_KEY}))"
-            )
+            else:
+                for c in s.all_columns:
+                    if c.name not in have:
+                        self._execute(f'ALTER TABLE "{s.name}" ADD COLUMN "{c.name}" {types[c.kind]}')
+            self._execute(f'CREATE INDEX IF NOT EXISTS "{s.name}_run" ON "{s.name}"(run_id)')
+        self._execute(
+            "CREATE TABLE IF NOT EXISTS assessment_records ("
+            "run_id TEXT PRIMARY KEY, company_name TEXT, record TEXT NOT NULL, updated_at TEXT)"
+        )
+        self._execute(
+            "CREATE TABLE IF NOT EXISTS export_marks (target TEXT NOT NULL, sheet TEXT NOT NULL, "
+            f"{ROW_KEY} TEXT NOT NULL, PRIMARY KEY (target, sheet, {ROW_KEY}))"
+        )
+        self._execute("CREATE TABLE IF NOT EXISTS harness_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
     def _sequence_column(self) -> str:
         """``_seq``: a number per row, larger for every later insert, so it orders rows as inserted."""

@@ -59,7 +59,7 @@ class SQLiteStore(Store):
             if self.path.parent and not self.path.parent.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self._connection: sqlite3.Connection | None = self._connect()
-            self._create_tables()
+            self._prepare_schema()
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open store {str(self.path)!r}: {exc}") from None
         _open_stores.add(self)
@@ -103,7 +103,7 @@ class SQLiteStore(Store):
         self._depth = 0
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self, *, immediate: bool = False) -> Iterator[None]:
         """Every write goes through one, so the savepoints of :meth:`write_many` live inside a
         real transaction instead of each committing alone."""
         with self._lock:
@@ -114,7 +114,7 @@ class SQLiteStore(Store):
                 finally:
                     self._depth -= 1
                 return
-            self._conn.execute("BEGIN")
+            self._conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
             self._depth = 1
             try:
                 yield
@@ -128,6 +128,9 @@ class SQLiteStore(Store):
     def _sequence_column(self) -> str:
         # The rowid: a new row gets the largest plus one.
         return "_seq INTEGER PRIMARY KEY"
+
+    def _table_columns(self, table: str) -> list[str]:
+        return [row[1] for row in self._fetchall(f'PRAGMA table_info("{table}")')]
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> None:
         self._conn.execute(sql, params)

@@ -123,3 +123,37 @@ def test_a_forked_child_uses_the_store_while_a_parent_thread_is_inside_a_transac
     check = sqlite3.connect(tmp_path / "runs.db")
     assert check.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     check.close()
+
+
+def test_an_older_store_is_brought_forward_in_place_with_its_rows(tmp_path, monkeypatch):
+    from harness.store import base, migrations
+
+    path = tmp_path / "old.db"
+    Store(path).write("runs", [{"run_id": "r1", "company_name": "Acme", "harness_errors": 0}])
+    with sqlite3.connect(path) as conn:  # as a harness before versions were recorded left it: a column short
+        conn.execute("DROP TABLE harness_meta")
+        conn.execute('ALTER TABLE runs DROP COLUMN "span_id"')
+    applied = []
+    newer = (*migrations.MIGRATIONS, migrations.Migration(2, "runs.span_id", apply=applied.append))
+    monkeypatch.setattr(base, "MIGRATIONS", newer)
+    monkeypatch.setattr(base, "SCHEMA_VERSION", 2)
+    store = Store(path)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT value FROM harness_meta WHERE key = 'schema_version'").fetchone() == ("2",)
+        columns = [row[1] for row in conn.execute('PRAGMA table_info("runs")')]
+    assert columns[-1] == "span_id" and applied == [store]
+    assert [(r["run_id"], r["company_name"], r["span_id"]) for r in store.rows("runs")] == [("r1", "Acme", None)]
+    store.write("runs", [{"run_id": "r2", "span_id": "00f067aa0ba902b7"}])
+    assert store.count("runs") == 2
+    Store(path)  # the current version: nothing runs again
+    assert applied == [store]
+
+
+def test_a_store_newer_than_the_code_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "newer.db"
+    Store(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE harness_meta SET value = '999' WHERE key = 'schema_version'")
+    with pytest.raises(StoreError, match="schema version 999, newer than this harness knows") as raised:
+        Store(path)
+    assert "\n" not in str(raised.value)

@@ -1,0 +1,36 @@
+"""Schema versions of the store and the steps that bring an older store forward.
+
+A store records the version of its tables (``harness_meta.schema_version``). Opening a store:
+
+- of the current version: nothing to do (one read);
+- older (or made before versions were recorded, which is version 1): in one transaction
+  that other openers wait for, every table and column the schema declares and the store
+  lacks is added (new columns are extras, which follow the spec columns at the end of a
+  sheet, so ``ALTER TABLE ... ADD COLUMN`` keeps the schema's order), then the data steps
+  of each newer version run, then the new version is recorded;
+- newer than this code knows: refused with one line (an older harness must not write
+  rows a newer one would misread).
+
+A schema change appends a :class:`Migration` here; additive changes (a new extra column, a
+new table) need no ``apply`` step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    change: str  # what the version added, for people reading the store's history
+    apply: Callable[[Any], None] | None = None  # a data step on the Store, once its tables are in shape
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "the fifteen sheets, assessment_records and export_marks"),
+)
+
+SCHEMA_VERSION = MIGRATIONS[-1].version
