@@ -326,28 +326,52 @@ class Store:
         *,
         with_keys: bool = False,
         decode_json: bool = True,
+        columns: Sequence[str] | None = None,
+        where: Mapping[str, Any] | None = None,
+        newest_first: bool = False,
+        limit: int | None = None,
     ) -> Iterator[dict[str, Any]]:
-        """Rows of a sheet in insertion order, optionally only those of ``run_ids``.
+        """Rows of a sheet in insertion order (``newest_first``: the reverse), filtered in the
+        store: only the rows of ``run_ids``; only those whose columns equal ``where``'s values
+        (a list or tuple: any of them; None: empty); at most ``limit`` rows. ``columns`` names
+        the columns to read (all by default).
 
         Read in pages of ``PAGE_ROWS`` rows (keyset on ``_seq``), so memory stays flat however
         many rows a sheet holds (an export of a million rows); the lock is held per page.
         """
         s = sheet if isinstance(sheet, Sheet) else sheet_named(sheet)
+        names = tuple(columns) if columns is not None else s.all_column_names
+        kinds = [s.column(n).kind for n in names]  # an unknown column is a KeyError naming it
         mark = self.placeholder
-        sql = f'SELECT _seq, {ROW_KEY}, {_quoted(s.all_column_names)} FROM "{s.name}" WHERE _seq > {mark}'
-        params: tuple[Any, ...] = ()
+        conditions, params = [], []
         if run_ids is not None:
             ids = list(run_ids)
             if not ids:
                 return
-            sql += f" AND run_id IN ({self._marks(len(ids))})"
-            params = tuple(ids)
-        sql += f" ORDER BY _seq LIMIT {PAGE_ROWS}"
-        kinds = [c.kind for c in s.all_columns]
-        names = s.all_column_names
-        last = 0
-        while True:
-            page = self._fetchall(sql, (last, *params))
+            conditions.append(f"run_id IN ({self._marks(len(ids))})")
+            params += ids
+        for name, value in (where or {}).items():
+            s.column(name)
+            if value is None:
+                conditions.append(f'"{name}" IS NULL')
+            elif isinstance(value, (list, tuple, set, frozenset)):
+                values = list(value)
+                if not values:
+                    return
+                conditions.append(f'"{name}" IN ({self._marks(len(values))})')
+                params += values
+            else:
+                conditions.append(f'"{name}" = {mark}')
+                params.append(value)
+        step = "<" if newest_first else ">"
+        sql = (f'SELECT {_quoted(("_seq", ROW_KEY, *names))} FROM "{s.name}" '
+               f"WHERE _seq {step} {mark}{''.join(' AND ' + c for c in conditions)} "
+               f"ORDER BY _seq {'DESC' if newest_first else 'ASC'} LIMIT {mark}")
+        last = (1 << 63) - 1 if newest_first else 0
+        left = limit if limit is not None else None
+        while left is None or left > 0:
+            size = PAGE_ROWS if left is None else min(PAGE_ROWS, left)
+            page = self._fetchall(sql, (last, *params, size))
             for record in page:
                 row = {
                     n: (_decode(k, v) if decode_json else v)
@@ -356,9 +380,11 @@ class Store:
                 if with_keys:
                     row[ROW_KEY] = record[1]
                 yield row
-            if len(page) < PAGE_ROWS:
+            if len(page) < size:
                 return
             last = page[-1][0]
+            if left is not None:
+                left -= len(page)
 
     def count(self, sheet: str, run_id: str | None = None) -> int:
         s = sheet_named(sheet)

@@ -157,3 +157,25 @@ def test_a_store_newer_than_the_code_is_refused_in_one_line(tmp_path):
     with pytest.raises(StoreError, match="schema version 999, newer than this harness knows") as raised:
         Store(path)
     assert "\n" not in str(raised.value)
+
+
+def test_rows_are_filtered_limited_and_ordered_in_the_store(tmp_path, monkeypatch):
+    from harness.store import base
+
+    monkeypatch.setattr(base, "PAGE_ROWS", 3)  # several pages
+    store = Store(tmp_path / "runs.db")
+    store.write("runs", [{"run_id": f"r{i}", "status": "failed" if i % 3 == 0 else "completed",
+                          "workflow": None if i == 4 else "agent", "total_steps": i} for i in range(10)])
+    ids = lambda rows: [r["run_id"] for r in rows]  # noqa: E731
+    assert ids(store.rows("runs")) == [f"r{i}" for i in range(10)]
+    assert ids(store.rows("runs", newest_first=True, limit=4)) == ["r9", "r8", "r7", "r6"]
+    assert ids(store.rows("runs", where={"status": "failed"})) == ["r0", "r3", "r6", "r9"]
+    assert ids(store.rows("runs", where={"status": ["failed"], "workflow": "agent"}, newest_first=True,
+                          limit=3)) == ["r9", "r6", "r3"]
+    assert ids(store.rows("runs", where={"workflow": None})) == ["r4"]
+    assert ids(store.rows("runs", ["r2", "r7", "nope"], limit=1)) == ["r2"]
+    assert list(store.rows("runs", where={"status": []})) == []
+    assert list(store.rows("runs", columns=["run_id", "total_steps"], limit=2)) == [
+        {"run_id": "r0", "total_steps": 0}, {"run_id": "r1", "total_steps": 1}]
+    with pytest.raises(KeyError, match="no column 'nope'"):
+        list(store.rows("runs", where={"nope": 1}))
