@@ -31,6 +31,7 @@ class Migration:
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the fifteen sheets, assessment_records and export_marks"),
+    Migration(2, "runs.experiment, runs.case_id, runs.repeat_index: a run's place in an experiment"),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version
