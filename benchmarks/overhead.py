@@ -49,6 +49,7 @@ from harness.tracing.telemetry import flush_own_providers
 
 class State(TypedDict, total=False):
     log: Annotated[list, operator.add]
+    document: str  # a large value every node sees in its input (the --sizes sweep)
 
 
 class Replies:
@@ -246,7 +247,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--per-round", type=int, default=10)
     parser.add_argument("--no-variants", action="store_true", help="only the comparison the target is about")
+    parser.add_argument("--sizes", action="store_true",
+                        help="instead: harness/bare with a 1 B, 10 KB, 100 KB and 1 MB string in the graph's state")
     args = parser.parse_args()
+    if args.sizes:
+        return size_sweep(args.rounds, args.per_round)
 
     from openinference.instrumentation.langchain import LangChainInstrumentor
 
@@ -301,6 +306,38 @@ def main() -> None:
     print(f"harness/bare = {caller_ratio:.2f} caller-visible ({in_blocks:.2f} in blocks of its own runs), "
           f"{all_work:.2f} all work (target <= 1.10; an inline handler that does nothing: "
           f"{found['noop handler'][0]:.2f}); openinference/bare = {found['openinference'][0]:.2f}")
+
+
+SIZES = {"1 B": 1, "10 KB": 10_000, "100 KB": 100_000, "1 MB": 1_000_000}
+
+
+def size_sweep(rounds: int, per_round: int) -> None:
+    """Harness/bare as the state grows: a string of each size in the state, which every node
+    receives as its input (rows keep a bounded preview of it, so capturing it should not cost
+    in proportion to its size)."""
+    graph = build_graph()
+    tmp = Path(tempfile.mkdtemp())
+    h = Harness(store=tmp / "sizes.db")
+    ratios = {}
+    for label, size in SIZES.items():
+        state = {"log": [], "document": "x" * size}
+
+        def bare(state=state):
+            graph.invoke(state)
+
+        def noop(state=state):
+            graph.invoke(state, {"callbacks": [NoopHandler()]})
+
+        def harnessed(state=state):
+            with h.run(subject="bench", workflow="bench") as r:
+                graph.invoke(state, r.config)
+
+        modes = {"bare": (bare, None, {}), "noop handler": (noop, None, {}), "harness": (harnessed, h, {})}
+        found = report(f"state with a {label} string", *measure(modes, rounds, per_round))
+        ratios[label] = found["harness"]
+        print()
+    print("harness/bare by state size (caller-visible, in blocks, all work): " + "; ".join(
+        f"{label} {c:.2f} / {b:.2f} / {w:.2f}" for label, (c, b, w) in ratios.items()) + " (target <= 1.25)")
 
 
 if __name__ == "__main__":

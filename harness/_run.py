@@ -30,11 +30,16 @@ from .tracing.redact import Redactor
 from .tracing.telemetry import ENV_OTLP_ENDPOINT, resolve_tracer, span_destination
 from .tracing.verify import PROFILES
 from .writers import ENV_WRITER, WRITERS, RunWriter
+from .writers import max_pending_bytes as pending_limit
 
 if TYPE_CHECKING:
     import pandas as pd
 
 logger = logging.getLogger("harness")
+
+#: What one callback log entry holds besides its payload (the tuple, ids, times, metadata).
+ENTRY_BYTES = 512
+
 
 class Harness:
     """Entry point: opens the store and starts runs.
@@ -46,7 +51,9 @@ class Harness:
     ``$HARNESS_WRITER``, else ``process``): ``process``, a second Python process, so the host
     spends only the pickling of a run's record (the choice for a long-lived host); ``thread``,
     a background thread of the host (no process to start: the choice for one-shot commands);
-    ``inline``, the caller, as the run ends.
+    ``inline``, the caller, as the run ends. ``max_pending_bytes`` bounds the memory that
+    finished runs not yet written hold in the host (default ``$HARNESS_MAX_PENDING_MB``, else
+    64 MB): past it, the host waits for the writer.
     """
 
     def __init__(
@@ -55,14 +62,16 @@ class Harness:
         *,
         tracer_provider: trace.TracerProvider | None = None,
         writer: str | None = None,
+        max_pending_bytes: int | None = None,
     ) -> None:
         writer = (writer or os.environ.get(ENV_WRITER) or "process").strip().lower()
         if writer not in WRITERS:
             raise ValueError(f"writer must be one of {', '.join(WRITERS)}, not {writer!r} (argument or ${ENV_WRITER})")
+        max_pending = pending_limit(max_pending_bytes)
         self.store = store if isinstance(store, Store) else Store(store)
         self.tracer_provider = tracer_provider
         self.writer = writer
-        self._writes = RunWriter(self.store, writer)
+        self._writes = RunWriter(self.store, writer, max_pending)
 
     @property
     def errors(self) -> int:
@@ -272,8 +281,12 @@ class Run:
             phases=self.phases, thread_id=(self._user_config.get("configurable") or {}).get("thread_id"),
             verify=self.verify, status=self.status, error=self.error, result=dict(self.result),
             start_ns=self._start_ns, end_ns=end_ns, log=log, streamed=streamed, logged=logged,
-            errors=self._errors + self.handler.failures,
+            errors=self._errors + self.handler.failures, held=self._held(log),
         )
+
+    def _held(self, log: Sequence[tuple]) -> int:
+        """About how many bytes the run's record holds: its frozen payloads and its log's entries."""
+        return self.handler.held + ENTRY_BYTES * len(log)
 
     def _finish(self, exc: BaseException | None) -> None:
         if self._finished:
@@ -309,7 +322,7 @@ class Run:
                 writes.write_later(record)
                 return
         try:
-            writer.submit(self._write_and_release)
+            writer.submit(self._write_and_release, self._held(self.handler.log))
         except Exception:  # noqa: BLE001
             self._count_error("queueing the run")
             self._write_and_release()

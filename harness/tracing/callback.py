@@ -20,7 +20,7 @@ from uuid import UUID
 from langchain_core.callbacks import BaseCallbackHandler
 
 from .events import CHAIN, END, ERROR, MODEL, TOOL, Assembly, Event, describe_error, error_type_name, is_control_flow
-from .frozen import freeze, freeze_messages, freeze_result
+from .frozen import freeze, freeze_messages, freeze_preview, freeze_result, held_bytes
 
 logger = logging.getLogger("harness")
 
@@ -52,6 +52,7 @@ class HarnessCallbackHandler(BaseCallbackHandler):
         self.streamed: dict[int, list[int]] = {}  # model call -> [first token ns, tokens]
         self.failures = 0
         self.dropped = 0
+        self.held = 0  # about how many bytes the frozen payloads in the log hold
         self._overflow: set[int] = set()  # starts not logged (log full) whose ends are pending
         self._assembly = Assembly()
         self._lock = threading.Lock()
@@ -84,6 +85,7 @@ class HarnessCallbackHandler(BaseCallbackHandler):
         """Release all per-run state (called when the run has been handed on)."""
         with self._lock:
             self.log = []
+            self.held = 0
             self.streamed = {}
             self._overflow = set()
             self._assembly = Assembly()
@@ -106,14 +108,18 @@ class HarnessCallbackHandler(BaseCallbackHandler):
                 return self._drop(run_id)
             name = kwargs.get("name") or (serialized or {}).get("name") or "chain"
             is_node = bool(metadata) and metadata.get("langgraph_node") == name and _step_tagged(tags)
+            frozen = freeze_preview(inputs)  # rows keep a preview of a chain's payloads
+            self.held += held_bytes(frozen)
             log.append((CHAIN, run_id.int, parent_run_id.int if parent_run_id else None, time.time_ns(), name,
-                        is_node, freeze(inputs), metadata))
+                        is_node, frozen, metadata))
         except Exception:  # noqa: BLE001 - telemetry must never break the agent
             self._failed("on_chain_start")
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
         try:
-            self._end(run_id, (END, run_id.int, time.time_ns(), freeze(outputs)))
+            frozen = freeze_preview(outputs)
+            self.held += held_bytes(frozen)
+            self._end(run_id, (END, run_id.int, time.time_ns(), frozen))
         except Exception:  # noqa: BLE001
             self._failed("on_chain_end")
 
@@ -159,10 +165,11 @@ class HarnessCallbackHandler(BaseCallbackHandler):
             log = self.log
             if len(log) >= self.max_entries:
                 return self._drop(run_id)
+            frozen = freeze_messages(inputs) if chat else freeze(inputs)
+            self.held += held_bytes(frozen)
             log.append((MODEL, run_id.int, parent_run_id.int if parent_run_id else None, time.time_ns(),
                         kwargs.get("name") or (serialized or {}).get("name") or ("chat_model" if chat else "llm"),
-                        chat, freeze_messages(inputs) if chat else freeze(inputs), metadata,
-                        kwargs.get("invocation_params")))
+                        chat, frozen, metadata, kwargs.get("invocation_params")))
         except Exception:  # noqa: BLE001
             self._failed(hook)
 
@@ -178,7 +185,9 @@ class HarnessCallbackHandler(BaseCallbackHandler):
 
     def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
         try:
-            self._end(run_id, (END, run_id.int, time.time_ns(), freeze_result(response)))
+            frozen = freeze_result(response)
+            self.held += held_bytes(frozen)
+            self._end(run_id, (END, run_id.int, time.time_ns(), frozen))
         except Exception:  # noqa: BLE001
             self._failed("on_llm_end")
 
@@ -205,15 +214,18 @@ class HarnessCallbackHandler(BaseCallbackHandler):
             log = self.log
             if len(log) >= self.max_entries:
                 return self._drop(run_id)
+            frozen = freeze(inputs if inputs is not None else input_str)
+            self.held += held_bytes(frozen)
             log.append((TOOL, run_id.int, parent_run_id.int if parent_run_id else None, time.time_ns(),
-                        kwargs.get("name") or (serialized or {}).get("name") or "tool",
-                        freeze(inputs if inputs is not None else input_str), metadata))
+                        kwargs.get("name") or (serialized or {}).get("name") or "tool", frozen, metadata))
         except Exception:  # noqa: BLE001
             self._failed("on_tool_start")
 
     def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
         try:
-            self._end(run_id, (END, run_id.int, time.time_ns(), freeze(output)))
+            frozen = freeze(output)
+            self.held += held_bytes(frozen)
+            self._end(run_id, (END, run_id.int, time.time_ns(), frozen))
         except Exception:  # noqa: BLE001
             self._failed("on_tool_end")
 

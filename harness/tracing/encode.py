@@ -8,6 +8,29 @@ from collections.abc import Mapping
 from typing import Any
 
 PREVIEW_CHARS = 10_000
+#: What capture keeps of a payload that rows and spans only preview (a node's or the graph's
+#: input and output): the first characters of its JSON, a margin beyond the preview, so a
+#: secret that straddles the preview's cut is still whole when redaction runs.
+CAPTURE_CHARS = PREVIEW_CHARS + 2_048
+
+
+class Truncated:
+    """A payload cut at capture: ``value`` is JSON-able data whose JSON is the payload's JSON
+    for at least its first :data:`CAPTURE_CHARS` characters; the rest was never copied."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Truncated, (self.value,)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Truncated and other.value == self.value
+
+    def __repr__(self) -> str:
+        return f"Truncated({self.value!r})"
 
 
 def _key(key: Any) -> str:
@@ -35,6 +58,8 @@ def jsonable(value: Any, _depth: int = 0) -> Any:
 
 def _plain(value: Any) -> Any:
     """What an object that is not plain data stands for in JSON."""
+    if type(value) is Truncated:  # what capture kept of a payload
+        return value.value
     if isinstance(value, Mapping):
         return dict(value)
     if isinstance(value, (set, frozenset)):
@@ -51,6 +76,55 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
+def jsonable_prefix(value: Any, chars: int = CAPTURE_CHARS) -> Any:
+    """``value`` as JSON-able data, walked only as far as the first ``chars`` characters of its
+    JSON need: a :class:`Truncated` when the rest was left out, else all of it (as
+    :func:`jsonable` makes it). The cost is in proportion to what is kept, not to the payload.
+
+    Lengths are counted low (escapes, numbers and punctuation are not counted in full), so a
+    value is cut only when its JSON is longer than ``chars``, and the JSON of what is kept
+    equals the payload's JSON for at least ``chars`` characters."""
+    budget = [chars]
+    kept = _walk(value, budget, 0)
+    return Truncated(kept) if budget[0] < 0 else kept
+
+
+def _walk(value: Any, budget: list[int], depth: int) -> Any:
+    if value is None or isinstance(value, (bool, int, float)):
+        budget[0] -= 1
+        return value
+    if isinstance(value, str):
+        if len(value) >= budget[0]:
+            kept = value[:max(budget[0], 0)]
+            budget[0] = -1
+            return kept
+        budget[0] -= len(value) + 2
+        return value
+    if depth > 32:
+        return _walk(repr(value), budget, depth)
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        budget[0] -= 2
+        for key, item in value.items():
+            if budget[0] < 0:
+                break
+            name = _key(key)
+            budget[0] -= len(name) + 4
+            out[name] = _walk(item, budget, depth + 1)
+        return out
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
+        kept_items: list[Any] = []
+        budget[0] -= 2
+        for item in items:
+            if budget[0] < 0:
+                break
+            budget[0] -= 1
+            kept_items.append(_walk(item, budget, depth + 1))
+        return kept_items
+    return _walk(_plain(value), budget, depth + 1)
+
+
 # The C encoder walks plain data itself and asks _plain only for the other objects.
 _encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=_plain)
 
@@ -63,10 +137,17 @@ def to_json(value: Any) -> str:
         return json.dumps(jsonable(value), separators=(",", ":"), ensure_ascii=False)
 
 
+def payload_text(value: Any) -> str:
+    """A payload as text: text as it is (also when capture cut it), anything else as JSON."""
+    if type(value) is Truncated and isinstance(value.value, str):
+        return value.value
+    return value if isinstance(value, str) else to_json(value)
+
+
 def preview(value: Any, limit: int = PREVIEW_CHARS) -> str | None:
     if value is None:
         return None
-    text = value if isinstance(value, str) else to_json(value)
+    text = payload_text(value)
     return text if len(text) <= limit else text[:limit]
 
 

@@ -28,7 +28,7 @@ from langchain_core import messages as messages_module
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, Generation, GenerationChunk, LLMResult
 
-from .encode import jsonable
+from .encode import CAPTURE_CHARS, Truncated, jsonable, jsonable_prefix
 
 logger = logging.getLogger("harness")
 
@@ -169,6 +169,67 @@ def _freeze(value: Any, fields: Callable[[Any], Any] | None = None) -> Any:
     except (ValueError, TypeError, AttributeError):  # not plain data, or not of the shape ``fields`` takes
         frozen = _pickled(value)
     return _bounded(value, frozen)
+
+
+#: A payload rows only preview is kept whole when frozen it takes at most this many bytes.
+PREVIEW_FROZEN_BYTES = 4 * CAPTURE_CHARS
+_PROBE_CHARS = 16_384  # a longer text in a payload's top two levels: cut at capture
+_PROBE_ITEMS = 256  # a container with more items in a payload's top two levels: likewise
+
+
+def _looks_small(value: Any) -> bool:
+    """No long text or long container in the payload's top two levels (a cheap look: the
+    payload is then frozen whole, and its frozen size checked)."""
+    t = type(value)
+    if t is dict:
+        items: Any = value.values()
+    elif t is list or t is tuple:
+        items = value
+    else:
+        return True
+    if len(items) > _PROBE_ITEMS:
+        return False
+    for item in items:
+        t = type(item)
+        if t is str:
+            if len(item) > _PROBE_CHARS:
+                return False
+        elif t is dict or t is list or t is tuple:
+            if len(item) > _PROBE_ITEMS:
+                return False
+            for inner in (item.values() if t is dict else item):
+                if type(inner) is str and len(inner) > _PROBE_CHARS:
+                    return False
+    return True
+
+
+def freeze_preview(value: Any) -> Any:
+    """A payload that rows and spans only preview (a node's or the graph's input and output),
+    frozen as far as the preview needs: whole when small, else its beginning as a
+    :class:`~.encode.Truncated` (:func:`~.encode.jsonable_prefix`), so that capturing a large
+    graph state costs what is kept, not the state's size."""
+    if value is None:
+        return None
+    if type(value) is str:
+        return value if len(value) <= CAPTURE_CHARS else Truncated(value[:CAPTURE_CHARS])
+    if _looks_small(value):
+        frozen = _freeze(value)
+        # (a live reference, which _freeze keeps of what is too large to copy, is no snapshot)
+        if len(frozen) <= PREVIEW_FROZEN_BYTES if type(frozen) is bytes else frozen is not value:
+            return frozen
+    kept = jsonable_prefix(value)
+    return kept if type(kept) is Truncated else _freeze(kept)
+
+
+def held_bytes(frozen: Any) -> int:
+    """About how much memory a frozen payload holds, to bound what a host keeps for runs not
+    yet written (a payload kept as a reference counts as the largest copy it replaced)."""
+    t = type(frozen)
+    if t is bytes or t is str:
+        return len(frozen)
+    if frozen is None:
+        return 0
+    return CAPTURE_CHARS if t is Truncated else MAX_FROZEN_BYTES
 
 
 def _thaw(value: Any, rebuild: Callable[[Any], Any] | None = None) -> Any:

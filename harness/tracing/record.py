@@ -63,6 +63,7 @@ class RunRecord:
     streamed: Mapping[int, Sequence[int]]  # model call -> (first token ns, tokens streamed)
     logged: Sequence[tuple[str, dict[str, Any], UUID | None]]  # (sheet, row, containing node's id)
     errors: int = 0  # harness failures so far (callbacks included); grows while writing
+    held: int = 0  # about how many bytes the record holds (its frozen payloads and log)
     #: event id -> (trace id, span id, parent span id) of the spans emitted for the run
     spans: Mapping[UUID, tuple[str, str, str | None]] = field(default_factory=dict)
     #: values of secret-named environment variables in the host, for the redactor

@@ -19,7 +19,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from . import rows as _rows
-from .encode import preview, to_json
+from .encode import payload_text, preview
 from .events import Event
 
 logger = logging.getLogger("harness")
@@ -64,8 +64,8 @@ def _io_attrs(e: Event, redact: Callable[[str], str]) -> Attrs:
     if e.kind == "llm":
         text_in, text_out = _rows.prompt_text(e), _rows.response_text(e) if e.finished else None
     else:
-        text_in = e.inputs if isinstance(e.inputs, str) else to_json(e.inputs)
-        text_out = None if e.outputs is None else (e.outputs if isinstance(e.outputs, str) else to_json(e.outputs))
+        text_in = payload_text(e.inputs)
+        text_out = None if e.outputs is None else payload_text(e.outputs)
     if text_in:
         yield "input.value", redact(preview(text_in, _ATTR_CHARS) or "")
     if text_out:

@@ -7,6 +7,7 @@ and hands it every finished run's record.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from ..store import Store
@@ -17,17 +18,39 @@ from .thread import BackgroundWriter
 
 ENV_WRITER = "HARNESS_WRITER"
 WRITERS = ("process", "thread", "inline")  # who writes finished runs (see harness.Harness)
+ENV_MAX_PENDING = "HARNESS_MAX_PENDING_MB"
+#: What runs handed on but not yet written may hold in the host before it waits for the writer.
+MAX_PENDING_BYTES = 64 << 20
+
+
+def max_pending_bytes(value: int | None = None) -> int:
+    """The argument > ``$HARNESS_MAX_PENDING_MB`` > 64 MB."""
+    if value is not None:
+        if value < 1:
+            raise ValueError(f"max_pending_bytes must be at least 1, not {value}")
+        return value
+    raw = os.environ.get(ENV_MAX_PENDING)
+    if not raw:
+        return MAX_PENDING_BYTES
+    try:
+        megabytes = float(raw)
+    except ValueError:
+        raise ValueError(f"${ENV_MAX_PENDING} must be a number of megabytes, not {raw!r}") from None
+    if not megabytes > 0:
+        raise ValueError(f"${ENV_MAX_PENDING} must be more than 0, not {raw!r}")
+    return int(megabytes * (1 << 20))
 
 
 class RunWriter:
     """Writes finished runs to ``store`` the way ``kind`` (one of :data:`WRITERS`) says; counts
     the harness failures met on the way in :attr:`errors` (never raised into the host)."""
 
-    def __init__(self, store: Store, kind: str) -> None:
+    def __init__(self, store: Store, kind: str, max_pending: int = MAX_PENDING_BYTES) -> None:
         self.store = store
         self.kind = kind
         self.errors = 0
-        self.background = BackgroundWriter() if kind != "inline" else None
+        self.max_pending_bytes = max_pending
+        self.background = BackgroundWriter(max_pending) if kind != "inline" else None
         # A store another process can open is written by the writer process; an in-memory
         # one only in this process.
         self.by_process = kind == "process" and store.shareable
@@ -70,11 +93,12 @@ class RunWriter:
 
     def write_later(self, record: RunRecord) -> None:
         """Write a run the writer process handed back, off the caller's path when possible."""
-        self.run_later(lambda: self.write_here(record))
+        self.run_later(lambda: self.write_here(record), record.held)
 
-    def run_later(self, job: Callable[[], None]) -> None:
-        """Run ``job`` on the background thread (now, if this is that thread or there is none)."""
+    def run_later(self, job: Callable[[], None], size: int = 0) -> None:
+        """Run ``job`` on the background thread (now, if this is that thread or there is none);
+        ``size``: about how many bytes it holds until it has run."""
         if self.background is None or self.background.is_worker():
             job()
         else:
-            self.background.submit(job)
+            self.background.submit(job, size)

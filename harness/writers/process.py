@@ -49,7 +49,6 @@ from .sink import RecordSink
 logger = logging.getLogger("harness")
 
 FRAME = struct.Struct("!cQI")
-MAX_PENDING = 1_000  # records sent but not yet acknowledged; the host waits beyond this
 STALL_SECONDS = 120.0  # a writer process silent this long with work outstanding is replaced
 _BOOT = "import sys; sys.path.extend(sys.argv[1:]); from harness.writers.process import main; main()"
 #: The writer process's first frame: anything else on its stdout is not a writer process.
@@ -98,6 +97,8 @@ class WriterProcess:
         self._outbox = bytearray()
         self._inbox = bytearray()
         self._pending: dict[int, tuple[RunRecord, RecordSink]] = {}
+        self._sizes: dict[int, int] = {}  # bytes of each pending record as sent
+        self.pending_bytes = 0  # records sent but not yet acknowledged, as pickled
         self._returned: list[tuple[RunRecord, RecordSink]] = []  # to be written in the host
         self._seq = 0
         self._synced = 0
@@ -123,11 +124,14 @@ class WriterProcess:
                 return False
             self._seq += 1
             self._pending[self._seq] = (record, sink)
+            self._sizes[self._seq] = len(payload)
+            self.pending_bytes += len(payload)
             self._outbox += FRAME.pack(b"R", self._seq, len(payload))
             self._outbox += payload
             self._pump()
-            if len(self._pending) >= MAX_PENDING:  # the writer process is behind: wait for it
-                self._wait(lambda: len(self._pending) < MAX_PENDING)
+            limit = sink.max_pending_bytes
+            if self.pending_bytes > limit:  # the writer process is behind: the host waits for it
+                self._wait(lambda: self.pending_bytes <= limit or len(self._pending) <= 1)
             drain = bool(self._outbox) and not self._draining
             self._draining = self._draining or drain
         if drain:  # the pipe is full: a background thread pushes the rest through
@@ -175,7 +179,7 @@ class WriterProcess:
             self._sync_locked(timeout)
             self.alive = False
             returned, self._returned = self._returned + list(self._pending.values()), []
-            self._pending.clear()
+            self._forget_pending()
         for record, sink in returned:  # at exit: written here and now
             sink.write_here(record)
         with contextlib.suppress(OSError):
@@ -233,6 +237,7 @@ class WriterProcess:
                 self._synced = seq
             elif kind in (b"A", b"L"):
                 record, sink = self._pending.pop(seq, (None, None))
+                self.pending_bytes -= self._sizes.pop(seq, 0)
                 if sink is None:
                     continue
                 if kind == b"A":
@@ -242,6 +247,11 @@ class WriterProcess:
             else:
                 return self._refuse(f"it answered with an unknown frame {kind!r}")
         del self._inbox[:offset]
+
+    def _forget_pending(self) -> None:
+        self._pending.clear()
+        self._sizes.clear()
+        self.pending_bytes = 0
 
     def _refuse(self, why: str) -> None:
         logger.warning("harness writer process replaced by writing in the host: %s", why)
@@ -269,7 +279,7 @@ class WriterProcess:
             return
         self.alive = False
         outstanding = list(self._pending.values())
-        self._pending.clear()
+        self._forget_pending()
         self._outbox.clear()
         if outstanding:
             logger.warning("harness writer process ended with %d run(s) unwritten; writing them in the host",

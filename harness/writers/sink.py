@@ -13,6 +13,7 @@ from ..tracing.record import RunRecord
 class RecordSink(Protocol):
     store: Store
     errors: int  # harness failures met while writing its runs (never raised into the host)
+    max_pending_bytes: int  # runs handed on but not yet written may hold this much; then the host waits
 
     def write_here(self, record: RunRecord) -> None:
         """Write the run now, in the calling thread."""

@@ -5,8 +5,8 @@ spans and then writes its rows (``writer="thread"``) or forwards its record to t
 process (:mod:`.process`); it also writes the runs the writer process hands back.
 Anything that reads the store through the harness (``sheets``, ``export_*``, ``log``,
 ``verify``) first waits for the queue to drain (:meth:`flush`), and so does interpreter exit.
-The queue is bounded: a host producing runs faster than they can be written is slowed down,
-never made to lose rows.
+The memory the queue holds is bounded in bytes: a host producing runs faster than they can
+be written waits, never loses rows.
 """
 
 from __future__ import annotations
@@ -20,19 +20,25 @@ from collections.abc import Callable
 
 logger = logging.getLogger("harness")
 
-MAX_QUEUED_RUNS = 1_000
-
 class BackgroundWriter:
-    def __init__(self, max_queued: int = MAX_QUEUED_RUNS) -> None:
-        self._queue: queue.Queue[Callable[[], None]] = queue.Queue(max_queued)
+    """A daemon thread running the jobs it is handed, in order. ``max_bytes`` bounds the
+    memory the queued jobs hold (each job says about how much): a host producing runs faster
+    than they can be written waits until there is room, never loses rows, and a single job
+    larger than the bound still goes when the queue is empty."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.pending_bytes = 0
+        self._queue: queue.Queue[tuple[Callable[[], None], int]] = queue.Queue()
+        self._room = threading.Condition()
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
         self._pid = os.getpid()
 
-    def submit(self, job: Callable[[], None]) -> None:
+    def submit(self, job: Callable[[], None], size: int = 0) -> None:
         if self._pid != os.getpid():  # a forked copy of the host: the thread did not come along
-            self._queue, self._thread, self._pid = queue.Queue(self._queue.maxsize), None, os.getpid()
-            self._start_lock = threading.Lock()
+            self._queue, self._thread, self._pid = queue.Queue(), None, os.getpid()
+            self._start_lock, self._room, self.pending_bytes = threading.Lock(), threading.Condition(), 0
         if self._thread is None:
             with self._start_lock:
                 if self._thread is None:
@@ -42,7 +48,12 @@ class BackgroundWriter:
                     # (exit handlers running last-in first-out) queued runs are written and
                     # their spans emitted before the application's span processors shut down.
                     atexit.register(self.flush)
-        self._queue.put(job)
+        with self._room:
+            if not self.is_worker():  # (the writer's own follow-up jobs never wait for it)
+                while self.pending_bytes and self.pending_bytes + size > self.max_bytes:
+                    self._room.wait()
+            self.pending_bytes += size
+        self._queue.put((job, size))
 
     def is_worker(self) -> bool:
         """Whether the calling thread is this writer's thread."""
@@ -55,10 +66,13 @@ class BackgroundWriter:
 
     def _loop(self) -> None:
         while True:
-            job = self._queue.get()
+            job, size = self._queue.get()
             try:
                 job()
             except Exception:  # noqa: BLE001 - a job already counts its own failures
                 logger.warning("harness background write failed", exc_info=True)
             finally:
+                with self._room:
+                    self.pending_bytes -= size
+                    self._room.notify_all()
                 self._queue.task_done()

@@ -8,11 +8,14 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, Generation, LLMResult
 
+from harness.tracing.encode import CAPTURE_CHARS, Truncated, jsonable_prefix, preview, to_json
 from harness.tracing.frozen import (
     MAX_FROZEN_BYTES,
     freeze,
     freeze_messages,
+    freeze_preview,
     freeze_result,
+    held_bytes,
     thaw,
     thaw_messages,
     thaw_result,
@@ -140,3 +143,56 @@ def test_a_models_result_is_frozen_as_its_generations_and_rebuilt():
 
 def test_a_result_that_is_not_an_llm_result_is_frozen_as_any_payload():
     assert thaw_result(freeze_result({"text": "x"})) == {"text": "x"}
+
+
+# --- payloads rows only preview: captured as far as the preview needs -------------------
+
+sized = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20)
+    | st.integers(0, 3 * CAPTURE_CHARS).map(lambda n: "\u00e9\"x" * (n // 3)),  # long, with escapes
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=5), inner, max_size=6),
+    max_leaves=12,
+)
+
+
+@given(sized)
+def test_a_previewed_payload_keeps_the_beginning_of_its_json_exactly(value):
+    frozen = freeze_preview(value)
+    whole, kept = to_json(value), to_json(thaw(frozen))
+    if isinstance(thaw(frozen), Truncated):
+        assert len(whole) > CAPTURE_CHARS and len(kept) >= CAPTURE_CHARS
+        assert kept[:CAPTURE_CHARS] == whole[:CAPTURE_CHARS]  # (after it, what closes the cut)
+    else:
+        assert kept == whole  # exact JSON within the cap
+    assert preview(thaw(frozen)) == preview(value)
+
+
+def test_a_large_state_is_captured_as_its_beginning_not_copied_whole():
+    state = {"log": ["parse"], "document": "x" * 5_000_000, "rows": list(range(1_000_000))}
+    frozen = freeze_preview(state)
+    assert held_bytes(frozen) <= 2 * CAPTURE_CHARS
+    thawed = thaw(frozen)
+    assert isinstance(thawed, Truncated) and to_json(thawed).startswith('{"log":["parse"],"document":"xxx')
+    text = "y" * 1_000_000
+    assert thaw(freeze_preview(text)) == Truncated("y" * CAPTURE_CHARS)
+    assert preview(thaw(freeze_preview(text))) == preview(text)
+
+
+def test_a_previewed_payload_is_walked_only_as_far_as_the_cap_needs():
+    class Counting(dict):
+        visited = 0
+
+        def items(self):
+            for item in super().items():
+                Counting.visited += 1
+                yield item
+
+    jsonable_prefix(Counting({f"key {i}": "value" * 10 for i in range(100_000)}))
+    assert 0 < Counting.visited < 1_000
+
+
+def test_a_cut_state_does_not_change_when_a_later_node_edits_it():
+    state = {"document": "x" * 100_000, "notes": ["first"]}
+    frozen = freeze_preview({"notes": state["notes"], "document": state["document"]})
+    state["notes"].append("added later")
+    assert to_json(thaw(frozen)).startswith('{"notes":["first"],"document"')

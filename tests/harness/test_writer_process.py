@@ -5,9 +5,11 @@ import dataclasses
 import os
 import signal
 import sys
+import threading
 import time
 
 import pytest
+from langchain_core.tools import tool
 
 from harness import REDACTED, Harness, Store
 from harness.writers import process as _writer_process
@@ -230,3 +232,82 @@ def test_spans_bound_for_otlp_are_made_and_exported_by_the_writer_process(tmp_pa
     assert runs.iloc[0].trace_id == root.trace_id.hex() and runs.iloc[0].span_id == root.span_id.hex()
     outer = request.get_span_context()  # the run's root span nests under the application's
     assert root.trace_id == outer.trace_id.to_bytes(16, "big") and root.parent_span_id == outer.span_id.to_bytes(8, "big")
+
+
+def _rss_bytes():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads the host's RSS from /proc")
+def test_runs_not_yet_written_hold_at_most_the_pending_bound(tmp_path, own_writer_process):
+    limit = 6 << 20
+    harness = Harness(store=tmp_path / "runs.db", max_pending_bytes=limit)
+    report = "r" * 600_000
+
+    @tool
+    def fetch_report(query: str) -> str:
+        """A long report: a tool's output is kept whole in tool_calls."""
+        return report
+
+    def node(state, config):
+        fetch_report.invoke({"query": "facts"}, config)
+        return {"log": [report]}  # a node's output: rows keep a preview of it
+
+    graph = graphs.single_node(node)
+    state = {"log": [], "question": "x" * 1_000_000}  # a 1 MB state every step sees
+    with harness.run() as run:  # the writer process is started, then stopped
+        graph.invoke(state, run.config)
+    harness.flush()
+    process = _writer_process.writer_process()
+    os.kill(process._proc.pid, signal.SIGSTOP)
+    threading.Timer(1.0, os.kill, (process._proc.pid, signal.SIGCONT)).start()
+    before, pending, rss = _rss_bytes(), [], []
+    for _ in range(200):
+        with harness.run() as run:
+            graph.invoke(state, run.config)
+        pending.append(process.pending_bytes)
+        rss.append(_rss_bytes() - before)
+    harness.flush()
+    record = len(report) + (256 << 10)  # the largest a single run's record gets here
+    assert limit - record <= max(pending) <= limit + record  # filled up to the bound, never past it
+    assert max(rss) < 4 * limit
+    assert harness.store.count("runs") == 201 and harness.errors == 0
+
+
+def test_the_thread_writer_holds_at_most_the_pending_bound_too(tmp_path):
+    limit = 1 << 20
+    harness = Harness(store=tmp_path / "runs.db", writer="thread", max_pending_bytes=limit)
+    background = harness._writes.background
+    release = threading.Event()
+    background.submit(release.wait)  # the writer is busy until released
+    query = "q" * 200_000  # a tool's input, kept whole: each run holds about this much
+
+    def node(state, config):
+        graphs.lookup.invoke({"query": query}, config)
+        return {"log": ["looked up"]}
+
+    graph, done = graphs.single_node(node), []
+
+    def runs():
+        for _ in range(20):
+            with harness.run() as run:
+                graph.invoke({"log": []}, run.config)
+            done.append(run.run_id)
+
+    runner = threading.Thread(target=runs, daemon=True)
+    runner.start()
+    try:
+        deadline, seen = time.monotonic() + 20, -1
+        while len(done) != seen and time.monotonic() < deadline:  # until the runner waits for room
+            seen = len(done)
+            time.sleep(0.3)
+        assert runner.is_alive() and 0 < len(done) < 20
+        assert background.pending_bytes <= limit + 2 * len(query)
+    finally:
+        release.set()
+    runner.join(30)
+    harness.flush()
+    assert [harness.store.count("runs", run_id) for run_id in done] == [1] * 20
