@@ -42,34 +42,21 @@ def _midpoint(a: float, b: float) -> float:
     return total / 2 if math.isfinite(total) else a / 2 + b / 2
 
 
-def _mean_and_std(xs: list[float]) -> tuple[float, float]:
-    """Mean and population std; exact (:mod:`statistics`, rational arithmetic) when the
-    plain float sums would overflow, e.g. a spread above ~1e154 whose squares pass 1e308."""
-    n = len(xs)
-    try:
-        mean = math.fsum(xs) / n
-        std = math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / n)
-        if math.isfinite(std):
-            return mean, std
-    except OverflowError:
-        pass
-    return statistics.mean(xs), statistics.pstdev(xs)
-
-
 def aggregate(values: Sequence[float]) -> Statistics:
     """Median, mean, mode, min, max, population std and count of repeated-run values.
 
     Median: middle value, or the mean of the two middle values for an even count. Mode:
     most frequent value, the smallest one on a tie. ``std_dev = sqrt(Σ(v − mean)²/n)``
-    (population: all runs are observed, not sampled), computed exactly when a spread
-    beyond ~1e154 would overflow the float sums (``[1e200, -1e200]`` -> 1e200, as
-    ``statistics.pstdev``). Empty list, NaN or infinite values -> ValueError (an aggregate
-    of nothing is not a number).
+    (population: all runs are observed, not sampled). Mean and std are computed exactly
+    and rounded once (``statistics.mean`` / ``statistics.pstdev``), so equal values have
+    std 0 and a spread beyond ~1e154, whose squares pass the float range, is still
+    computed (``[1e200, -1e200]`` -> 1e200). Empty list, NaN or infinite values ->
+    ValueError (an aggregate of nothing is not a number).
     """
     xs = sorted(_values(values))
     n = len(xs)
     median = xs[n // 2] if n % 2 else _midpoint(xs[n // 2 - 1], xs[n // 2])
-    mean, std = _mean_and_std(xs)
+    mean, std = statistics.mean(xs), statistics.pstdev(xs)
     counts = Counter(xs)
     top = max(counts.values())
     mode = min(v for v, c in counts.items() if c == top)
