@@ -40,6 +40,8 @@ def audit_workbook(path: str | os.PathLike[str], *, tolerance: float = 1e-6, bas
 
     Raises :class:`AuditInputError` (a ValueError) when it cannot be audited: not a
     workbook, a sheet or spec column missing, spec columns out of order."""
+    if Path(path).is_dir():
+        raise AuditInputError(f"{os.fspath(path)} is a directory, not a workbook")
     if not Path(path).is_file():
         raise AuditInputError(f"{os.fspath(path)}: no such file")
     with WorkbookSource(path) as source:
@@ -59,10 +61,13 @@ def audit_google_sheet(spreadsheet_id: str, *, client: Any = None, credentials_f
         credentials = credentials_file or os.environ.get("GOOGLE_APPLICATION_CREDENTIALS")
         if not credentials:
             raise AuditInputError("no Google credentials: pass --credentials FILE or set GOOGLE_APPLICATION_CREDENTIALS")
+        shown = repr(os.fspath(credentials))
         try:
             client = gspread.service_account(filename=os.fspath(credentials))
-        except (OSError, ValueError) as exc:
-            raise AuditInputError(f"{os.fspath(credentials)}: not usable service-account credentials ({exc})") from None
+        except OSError as exc:
+            raise AuditInputError(f"cannot read credentials file {shown}: {exc.strerror or exc}") from None
+        except ValueError:  # not JSON, or a key without the fields a service account has
+            raise AuditInputError(f"credentials file {shown} is not a usable service-account key") from None
     try:
         return audit_source(GoogleSheetSource(spreadsheet_id, client), tolerance=tolerance,
                             baseline_model=baseline_model, company_types=company_types, progress=progress)

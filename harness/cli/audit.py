@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from ._errors import UsageError
+from ._paths import writable_file
 
 
 def command(
@@ -46,6 +47,8 @@ def command(
         raise UsageError("give either a workbook FILE.xlsx or --gsheet SPREADSHEET_ID")
     if not tolerance >= 0 or tolerance == float("inf"):
         raise UsageError(f"--tolerance must be a finite number >= 0, got {tolerance}")
+    if report is not None:
+        writable_file(report, "--report")
     try:
         with _progress(Console(stderr=True), enabled=not as_json) as advance:
             if file is not None:
@@ -61,7 +64,7 @@ def command(
         try:
             write_report(result, report)
         except OSError as exc:
-            raise UsageError(f"cannot write the report {str(report)!r}: {exc.strerror or exc}") from None
+            raise UsageError(f"writing the report {str(report)!r} failed: {exc.strerror or exc}", code=1) from None
     if as_json:
         sys.stdout.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
     else:

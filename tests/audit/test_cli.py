@@ -114,3 +114,32 @@ def test_report_option_writes_the_html_file(capsys, workbook: Path, tmp_path: Pa
     code, out, _ = _run(capsys, str(workbook), "--report", str(report))
     assert code == 0 and f"report: {report}" in out
     assert report.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_a_directory_named_like_a_workbook_is_reported_as_a_directory(capsys, tmp_path: Path) -> None:
+    (tmp_path / "x.xlsx").mkdir()
+    code, out, err = _run(capsys, str(tmp_path / "x.xlsx"))
+    assert code == 2 and out == ""
+    assert err.strip() == f"harness: error: {tmp_path / 'x.xlsx'} is a directory, not a workbook"
+
+
+@pytest.mark.parametrize("where", ["missing/report.html", "."])
+def test_a_report_path_that_cannot_be_written_is_refused_before_the_audit(capsys, workbook: Path, tmp_path: Path,
+                                                                          where: str) -> None:
+    workbook.write_bytes(b"not a workbook: the audit would fail if it ran first")
+    code, out, err = _run(capsys, str(workbook), "--report", str(tmp_path / where))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--report" in err
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ('{"type": "service_account"}', "is not a usable service-account key"),
+    ("not json", "is not a usable service-account key"),
+    (None, "cannot read credentials file"),
+])
+def test_unusable_credentials_are_one_line_without_library_internals(capsys, tmp_path: Path, content, message) -> None:
+    key = tmp_path / "sa.json"
+    if content is not None:
+        key.write_text(content)
+    code, _, err = _run(capsys, "--gsheet", "sheet-id", "--credentials", str(key))
+    assert code == 2 and message in err and err.count("\n") == 1
+    assert "expected format" not in err and "missing fields" not in err
