@@ -131,8 +131,11 @@ def audit_source(source: Source, *, tolerance: float = 1e-6, baseline_model: str
             recompute.agent_metrics(table, check)
         elif name == "consistency_scores":
             recompute.consistency_scores(table, check)
+            recompute.group_run_ids(table, check, run_ids)
         elif name == "cross_model_eval":
             recompute.cross_model_eval(table, check, notes)
+            recompute.group_run_ids(table, check, run_ids)
+            facts.from_cross_model(table)
         elif name == "langgraph_events":
             facts.from_events(table)
         elif name == "tool_calls":
@@ -147,8 +150,9 @@ def audit_source(source: Source, *, tolerance: float = 1e-6, baseline_model: str
             progress(name, done, len(_ORDER))
     findings.extend(check_runs(kept["runs"], facts, tolerance))
     findings.extend(check_log_tests(kept["log_tests"], facts, tolerance))
+    findings = _once_per_formula_cell(findings)
     records = run_records(kept["runs"], facts, company_types)
-    aggregates = aggregate_runs(records, baseline_model)
+    aggregates = aggregate_runs(records, baseline_model, facts.primaries)
     return AuditResult(
         source=source.label,
         rows={n: rows[n] for n in SHEET_NAMES},
@@ -157,6 +161,13 @@ def audit_source(source: Source, *, tolerance: float = 1e-6, baseline_model: str
         plots=plot_data(records, facts),
         notes=tuple(notes),
     )
+
+
+def _once_per_formula_cell(findings: list[Finding]) -> list[Finding]:
+    """A formula cell is one finding: its type or recomputation findings (which only
+    restate that the cell holds no value) are dropped."""
+    formulas = {(f.sheet, f.row, f.column) for f in findings if f.kind == "formula"}
+    return [f for f in findings if f.kind == "formula" or (f.sheet, f.row, f.column) not in formulas]
 
 
 _SHEET_RANK = {s.name: i for i, s in enumerate(SHEETS)}

@@ -34,7 +34,8 @@ def command(
     report: Annotated[Path | None, typer.Option("--report", help="Also write a self-contained HTML report.")] = None,
     tolerance: Annotated[float, typer.Option(help="Largest accepted difference of a recomputed number.")] = 1e-6,
     baseline_model: Annotated[str | None, typer.Option(
-        "--baseline-model", help="Model the uplift is measured against (default: the model of the first run).")] = None,
+        "--baseline-model", help="Model the uplift is measured against (default: the batches' primary --model, "
+                                 "else the model of the earliest run; the summary says which).")] = None,
 ) -> None:
     from harness.audit import AuditInputError, audit_google_sheet, audit_workbook
     from harness.audit._html import write_report
