@@ -293,7 +293,7 @@ def test_floats_are_shown_rounded_while_the_cell_keeps_the_exact_value(store, tm
     assert row[evaluations["overall_score"]].number_format == "0.0##"
     assert row[evaluations["duration_ms"]].number_format == "0.0"
     calls = {c.value: i for i, c in enumerate(book["llm_calls"][1])}
-    assert book["llm_calls"][2][calls["total_cost"]].number_format == "0.00########"
+    assert book["llm_calls"][2][calls["total_cost"]].number_format == "0.00######"
     assert book["llm_calls"][2][calls["total_tokens"]].number_format == "General"
     assert CalamineWorkbook.from_path(str(out)).get_sheet_by_name("evaluations").to_python()[1][
         evaluations["overall_score"]] == 0.9999999999999999  # what the audit reads

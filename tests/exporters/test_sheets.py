@@ -215,5 +215,5 @@ def test_float_columns_are_shown_rounded_and_keep_their_exact_values(sheets_serv
     assert sheets_server.number_format(sid, "evaluations", 1, evaluations.index("overall_score")) == "0.0##"
     assert sheets_server.number_format(sid, "evaluations", 1, evaluations.index("duration_ms")) == "0.0"
     calls = sheet("llm_calls").all_column_names
-    assert sheets_server.number_format(sid, "llm_calls", 1, calls.index("total_cost")) == "0.00########"
+    assert sheets_server.number_format(sid, "llm_calls", 1, calls.index("total_cost")) == "0.00######"
     assert sheets_server.number_format(sid, "llm_calls", 1, calls.index("total_tokens")) is None  # integers as they are
