@@ -25,6 +25,19 @@ def open_harness(store: str | None):
                   "this command sends no spans", file=sys.stderr)
             del os.environ[ENV_OTLP_ENDPOINT]
     try:
-        return Harness(store=store, writer=None if os.environ.get(ENV_WRITER) else "thread")
+        harness = Harness(store=store, writer=None if os.environ.get(ENV_WRITER) else "thread")
     except (ValueError, StoreError) as exc:
         raise UsageError(str(exc)) from None
+    _opened.append(harness)
+    return harness
+
+
+#: Harnesses the running command opened; the CLI closes them before it exits.
+_opened: list = []
+
+
+def close_opened() -> None:
+    """Write every run and close each store the command opened (SQLite folds its write-ahead
+    log into the .db file, so that file alone holds every row), whatever way it exits."""
+    while _opened:
+        _opened.pop().close()

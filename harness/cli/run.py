@@ -76,15 +76,12 @@ def command(
             make_model(chosen, name, temperature=temperature)
     except (ProviderError, ValueError) as exc:
         raise UsageError(str(exc)) from None
-    harness = open_harness(store)
-    try:
-        if duplicates:
-            print(f"harness: skipped {duplicates} duplicate compan{'y' if duplicates == 1 else 'ies'}", file=sys.stderr)
-        outcomes = _run_with_progress(harness, names, settings, run_batch)
-        _summary(outcomes)
-        exported = _export(harness, [o.run_id for o in outcomes], excel, gsheet)
-    finally:
-        harness.close()
+    harness = open_harness(store)  # closed by the CLI on exit
+    if duplicates:
+        print(f"harness: skipped {duplicates} duplicate compan{'y' if duplicates == 1 else 'ies'}", file=sys.stderr)
+    outcomes = _run_with_progress(harness, names, settings, run_batch)
+    _summary(outcomes)
+    exported = _export(harness, [o.run_id for o in outcomes], excel, gsheet)
     raise typer.Exit(1 if not exported or any(o.status != "completed" for o in outcomes) else 0)
 
 
