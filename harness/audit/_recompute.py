@@ -248,8 +248,9 @@ def _from_details(value: Any, keys: tuple[str, str], fn: Callable[[list[str], li
 
 
 class Memo:
-    """Recomputations cached by their input cells: the group rows (consistency, cross-model)
-    repeat under every run of a group and are recomputed once. A ValueError is a result too."""
+    """Recomputations cached by their input cells, for group rows (consistency, cross-model)
+    whose inputs repeat (workbooks written before each group row was written once held one
+    per run of the group). A ValueError is a result too."""
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self._fn = fn

@@ -98,7 +98,7 @@ def _check_runs(store: Store, runs: list[str] | None) -> list[str] | None:
     known = set(store.run_ids())
     unknown = [r for r in runs if r not in known]
     if unknown:
-        raise UsageError(f"unknown run id(s) in the store: {', '.join(unknown)}")
+        raise UsageError(f"unknown run id(s) in the store: {', '.join(map(repr, unknown))}")
     return list(dict.fromkeys(runs))
 
 

@@ -65,6 +65,10 @@ def command(
         raise UsageError(f"--temperature must be between 0 and 2, got {temperature}")
     if sources not in ("snapshots", "live"):
         raise UsageError(f"--sources must be snapshots or live, got {sources!r}")
+    for option, value in (("--provider", provider), ("--model", model), ("--compare-model", compare_model),
+                          ("--store", store)):
+        if value is not None and not value.strip():
+            raise UsageError(f"{option} needs a value, got an empty one")
     excel = None if no_excel else writable_file(out, "--out", ".xlsx")
     if gsheet is not None:
         _check_gsheet(gsheet)

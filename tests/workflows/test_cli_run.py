@@ -104,6 +104,10 @@ def test_file_with_blank_lines_and_duplicates(cli, tmp_path):
     (("Acme", "--model", "gpt-9"), "unknown offline model"),
     (("Acme", "--compare-model", "offline-analyst-1"), "must differ"),
     (("Acme", "--sources", "ftp"), "--sources"),
+    (("Acme", "--provider", ""), "--provider needs a value"),
+    (("Acme", "--model", " "), "--model needs a value"),
+    (("Acme", "--compare-model", ""), "--compare-model needs a value"),
+    (("Acme", "--temperature", "abc"), "--temperature"),
 ])
 def test_unusable_input_is_one_line_and_exit_2(cli, args, message):
     code, _, err = cli(*args)
