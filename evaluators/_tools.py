@@ -123,9 +123,9 @@ def tool_call_match(
     ``args_mode``: ``exact`` (equal), ``subset`` (actual key/values ⊆ expected),
     ``superset`` (expected ⊆ actual), ``ignore`` (names only). Arguments are compared as
     JSON values, by content (nested mappings/lists; a JSON string is decoded): numbers by
-    value (``1 == 1.0``), a boolean only with a boolean (``true`` never matches ``1``). The pairing is a maximum
-    matching found by optimal assignment (Hungarian), never greedy first-fit, so the result
-    does not depend on the order of either list. With ``tp`` matched pairs, P/R/F1 follow
+    value (``1 == 1.0``), a boolean only with a boolean (``true`` never matches ``1``).
+    The pairing is a maximum matching found by optimal assignment (Hungarian), never greedy
+    first-fit, so the result does not depend on the order of either list. With ``tp`` matched pairs, P/R/F1 follow
     :func:`prf` (both empty -> 1, 1, 1). Two identical expected calls need two actual calls.
     """
     if args_mode not in ARGS_MODES:

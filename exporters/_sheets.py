@@ -29,8 +29,9 @@ cover it before anything is re-sent:
 Requests per push: one metadata read, one ``batchGet`` when touched worksheets already
 exist, one ``batchUpdate`` when worksheets are missing, one ``values.append`` (``RAW``,
 ``INSERT_ROWS``) per worksheet with new rows, and one ``batchUpdate`` that shows the float
-columns of those worksheets rounded (the cells keep exact values) -- more only when an append would
-exceed ``SheetsPolicy.max_request_bytes`` (it is then split) or a request is retried.
+columns of those worksheets rounded (the cells keep exact values) -- more only when an
+append would exceed ``SheetsPolicy.max_request_bytes`` (it is then split) or a request is
+retried.
 Limits: a request the server applies only after the client gave up *and* after the
 read-back (longer than the backoff wait) could still duplicate; deleting rows from the
 sheet by hand voids the row-count check. A row the store later replaces under the same
@@ -285,7 +286,8 @@ class _Push:
         it is simply sent again after a failure."""
         requests_ = [
             {"repeatCell": {
-                "range": {"sheetId": ids[sheet.name], "startRowIndex": 1, "startColumnIndex": c, "endColumnIndex": c + 1},
+                "range": {"sheetId": ids[sheet.name], "startRowIndex": 1,
+                          "startColumnIndex": c, "endColumnIndex": c + 1},
                 "cell": {"userEnteredFormat": {"numberFormat": {"type": "NUMBER", "pattern": pattern}}},
                 "fields": "userEnteredFormat.numberFormat"}}
             for sheet in sheets for c, column in enumerate(sheet.all_columns)

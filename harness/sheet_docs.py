@@ -59,7 +59,7 @@ COMMON: dict[str, tuple[str, str]] = {
                     "by start time).", "captured"),
     "model": ("The model, as the model's response names it (not as configured).", "captured"),
     "temperature": ("Sampling temperature of the call or run.", "captured"),
-    "duration_ms": ("How long producing the row took, in milliseconds.", "measured"),
+    "duration_ms": ("How long producing the row took, in milliseconds.", "the writer of the row"),
     "status": ("Outcome of what the row records: ``ok``, or ``error`` / ``fail`` with the reason in ``error``.",
                "the writer of the row"),
     "error": ("Why it failed; empty when it did not.", "the writer of the row"),

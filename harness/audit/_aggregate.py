@@ -124,7 +124,8 @@ def pass_k(records: Sequence[RunRecord]) -> tuple[PassAtK, ...]:
     return tuple(out)
 
 
-def choose_baseline(records: Sequence[RunRecord], primaries: Mapping[str, int] | None = None) -> tuple[str | None, str]:
+def choose_baseline(records: Sequence[RunRecord],
+                    primaries: Mapping[str, int] | None = None) -> tuple[str | None, str]:
     """The model the uplift is measured against, from the sheets alone, and why.
 
     The primary model of the batches (their ``--model``), which ``cross_model_eval`` names
