@@ -75,4 +75,5 @@ def test_an_endpoint_nothing_listens_at_costs_one_warning_and_no_wait(tmp_path):
     assert quiet.returncode == done.returncode == 0
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "OTEL_EXPORTER_OTLP_ENDPOINT" in lines[0] and "cannot be reached" in lines[0]
-    assert elapsed - baseline < 1.5  # the exporter's retries (about 6 s) are not paid
+    # the probe waits 1 s at most; the exporter's retries (about 6 s) are not paid (a margin for a busy machine)
+    assert elapsed - baseline < 3.0
