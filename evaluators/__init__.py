@@ -35,6 +35,7 @@ from ._criteria import (
 )
 from ._evaluation import (
     EXPECTED_FIELDS,
+    RECORD_FIELDS,
     REQUIRED_ASSESSMENT_FIELDS,
     DataQuality,
     SynthesisQuality,
@@ -122,6 +123,7 @@ __all__ = [
     "CRITERIA",
     "DIMENSIONS",
     "EXPECTED_FIELDS",
+    "RECORD_FIELDS",
     "JUDGE_SYSTEM_PROMPT",
     "QUALITY_WEIGHTS",
     "REQUIRED_ASSESSMENT_FIELDS",

@@ -39,6 +39,26 @@ EXPECTED_FIELDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     ),
 })
 
+#: Where each source puts what it found. A payload in which all of these are empty (or
+#: zero) found nothing: its other fields are placeholders (the company name echoed back,
+#: a neutral sentiment of no articles, a "low" court risk of no cases), not evidence.
+RECORD_FIELDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "sec_edgar": ("recent_filings", "financials"),
+    "finnhub": ("profile", "quote", "metrics", "recent_news"),
+    "court_listener": ("total_dockets", "total_opinions", "bankruptcy_cases", "civil_cases", "other_cases"),
+    "web_search": ("web_results", "news_articles"),
+})
+
+#: Expected fields computed from a count in the same payload: when that count is 0 the
+#: field is a placeholder (a sentiment of zero articles analysed says nothing).
+DERIVED_FROM: Mapping[str, Mapping[str, str]] = MappingProxyType({
+    "web_search": MappingProxyType({"sentiment.sentiment": "sentiment.total_analyzed",
+                                    "sentiment.score": "sentiment.total_analyzed"}),
+})
+
+#: Text that stands for a missing value (compared case-insensitively, trimmed).
+PLACEHOLDER_TEXT = frozenset({"n/a", "na", "none", "null", "unknown", "-", "--", "not available", "not found"})
+
 #: Assessment fields the synthesis must produce, each present and valid.
 REQUIRED_ASSESSMENT_FIELDS: tuple[str, ...] = (
     "risk_level", "credit_score", "confidence", "reasoning", "recommendations",
@@ -52,11 +72,17 @@ EVALUATION_WEIGHTS: Mapping[str, float] = MappingProxyType(
 @dataclass(frozen=True, slots=True)
 class DataQuality:
     score: float
-    present: int  # expected fields found, over the selected known sources
+    present: int  # expected fields found as evidence, over the selected known sources
     expected: int
     missing: Mapping[str, tuple[str, ...]]  # source -> expected fields not found
     failed: tuple[str, ...]  # selected sources with no payload or an error payload
     unknown: tuple[str, ...]  # selected tools that have no expected fields
+    empty: tuple[str, ...] = ()  # selected sources whose payload found nothing (no records)
+
+    @property
+    def evidence(self) -> bool:
+        """Whether any selected source returned evidence."""
+        return self.present > 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,14 +120,47 @@ def is_error_payload(payload: Any) -> bool:
     return not isinstance(payload, Mapping) or has_value(payload.get("error"))
 
 
+def is_evidence(value: Any) -> bool:
+    """A value a source really returned: present (:func:`has_value`) and not placeholder
+    text such as ``"N/A"`` or ``"unknown"`` (:data:`PLACEHOLDER_TEXT`)."""
+    if isinstance(value, str):
+        return value.strip().casefold() not in PLACEHOLDER_TEXT and bool(value.strip())
+    if isinstance(value, Mapping) and "value" in value:
+        return is_evidence(value["value"])
+    return has_value(value)
+
+
+def found_nothing(source: str, payload: Mapping[str, Any]) -> bool:
+    """Whether a payload holds no records: every :data:`RECORD_FIELDS` entry of its source
+    is absent, empty or zero. False for a source without record fields."""
+    fields = RECORD_FIELDS.get(source)
+    if not fields:
+        return False
+    return not any(is_evidence(v) and not (is_number(v) and v == 0)
+                   for v in (_lookup(payload, f) for f in fields))
+
+
+def _placeholder(source: str, payload: Mapping[str, Any], field: str) -> bool:
+    basis = DERIVED_FROM.get(source, {}).get(field)
+    if basis is None:
+        return False
+    count = _lookup(payload, basis)
+    return is_number(count) and count == 0
+
+
 def data_quality(selected_tools: Sequence[str], source_payloads: Mapping[str, Any]) -> DataQuality:
-    """Share of expected fields present in the payloads the selected tools returned.
+    """Share of expected fields for which the selected tools returned real evidence.
 
     ``score = Σ present / Σ expected`` over the distinct selected tools that have an entry in
-    :data:`EXPECTED_FIELDS` (pooled, so every field weighs the same). A tool whose payload is
-    missing, None, or has a non-empty ``error`` contributes its expected fields and none
-    present. Selected tools without expected fields are reported in ``unknown`` and
-    ignored; no known selected tool -> 0.0.
+    :data:`EXPECTED_FIELDS` (pooled, so every field weighs the same). A field is present
+    when its value is evidence (:func:`is_evidence`: not None, blank, an empty collection,
+    a ``{"value": null}`` metric or placeholder text) and not a placeholder computed from
+    nothing (:data:`DERIVED_FROM`: a sentiment of zero articles). A tool whose payload is
+    missing, None, or has a non-empty ``error`` (``failed``), or holds no records
+    (``empty``, :func:`found_nothing`), contributes its expected fields and none present:
+    a run whose tools found nothing scores 0. Zero counts are evidence in a payload that
+    found something. Selected tools without expected fields are reported in ``unknown``
+    and ignored; no known selected tool -> 0.0.
     """
     if not isinstance(source_payloads, Mapping):
         raise ValueError(f"source_payloads must map tool name -> payload, got {source_payloads!r}")
@@ -109,23 +168,25 @@ def data_quality(selected_tools: Sequence[str], source_payloads: Mapping[str, An
     present = expected = 0
     missing: dict[str, tuple[str, ...]] = {}
     failed: list[str] = []
+    empty: list[str] = []
     for tool in tools:
         fields = EXPECTED_FIELDS.get(tool)
         if fields is None:
             continue
         payload = source_payloads.get(tool)
         expected += len(fields)
-        if not isinstance(payload, Mapping) or is_error_payload(payload):
-            failed.append(tool)
+        if is_error_payload(payload) or found_nothing(tool, payload):
+            (failed if is_error_payload(payload) else empty).append(tool)
             missing[tool] = fields
             continue
-        absent = tuple(f for f in fields if not has_value(_lookup(payload, f)))
+        absent = tuple(f for f in fields
+                       if not is_evidence(_lookup(payload, f)) or _placeholder(tool, payload, f))
         present += len(fields) - len(absent)
         if absent:
             missing[tool] = absent
     unknown = tuple(t for t in tools if t not in EXPECTED_FIELDS)
     score = present / expected if expected else 0.0
-    return DataQuality(score, present, expected, MappingProxyType(missing), tuple(failed), unknown)
+    return DataQuality(score, present, expected, MappingProxyType(missing), tuple(failed), unknown, tuple(empty))
 
 
 def valid_field(field: str, value: Any) -> bool:

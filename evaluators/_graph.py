@@ -3,7 +3,7 @@ event graph of a captured run."""
 
 from __future__ import annotations
 
-import math
+import statistics
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -108,20 +108,19 @@ def coordination_centrality(graph: nx.Graph) -> dict[Hashable, float]:
 def task_distribution_balance(agent_tasks: Mapping[Hashable, float]) -> float:
     """``clamp(1 − std(tasks) / mean(tasks), 0, 1)``, higher is more balanced.
 
-    std is the population std (all agents are observed), where seed 000's code used the
-    sample std. Fewer than 2 agents, or no tasks at all -> 1.0. Negative counts ->
-    ValueError.
+    std is the sample standard deviation (``statistics.stdev``, divisor n − 1), as seed
+    000's code computes it. Fewer than 2 agents, or no tasks at all -> 1.0. Negative
+    counts -> ValueError.
     """
     if not isinstance(agent_tasks, Mapping):
         raise ValueError(f"agent_tasks must map agent -> task count, got {agent_tasks!r}")
     counts = [non_negative(f"tasks of {a!r}", v) for a, v in agent_tasks.items()]
     if len(counts) < 2:
         return 1.0
-    mean = math.fsum(counts) / len(counts)
+    mean = statistics.mean(counts)
     if mean == 0:
         return 1.0
-    std = math.sqrt(math.fsum((c - mean) ** 2 for c in counts) / len(counts))
-    return clamp01(1.0 - std / mean)
+    return clamp01(1.0 - statistics.stdev(counts) / mean)
 
 
 def run_graph(events: Iterable[Mapping[str, Any]]) -> nx.DiGraph:

@@ -53,6 +53,9 @@ data_utilization - Was the available data used effectively?
   8: most sources used correctly
   10: all available sources used correctly, nothing misread
 
+When no source returned data, nothing supports any rating: accuracy and data_utilization \
+are then at most 2, however plausible the risk level and score look together.
+
 Answer with one JSON object and nothing else, exactly in this shape:
 {
   "accuracy": {"reasoning": "...", "score": 0},

@@ -96,10 +96,14 @@ def evaluation_row(
     sq = synthesis_quality(assessment)
     overall = evaluation_overall(ts.f1, dq.score, sq.score)
     data_notes = [f"{dq.present}/{dq.expected} expected fields present"]
+    if dq.expected and not dq.evidence:
+        data_notes.append("no evidence found")
     if dq.failed:
         data_notes.append(f"no data (missing or error payload): {_listing(dq.failed)}")
+    if dq.empty:
+        data_notes.append(f"found nothing (no records): {_listing(dq.empty)}")
     for source, fields in dq.missing.items():
-        if source not in dq.failed:
+        if source not in dq.failed and source not in dq.empty:
             data_notes.append(f"{source} missing {_listing(fields)}")
     if dq.unknown:
         data_notes.append(f"tools without expected fields: {_listing(dq.unknown)}")

@@ -4,6 +4,7 @@ cost of pass, tier uplift, and the unbiased pass@k / pass^k estimators."""
 from __future__ import annotations
 
 import math
+import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,35 +36,54 @@ def _values(values: Sequence[Any]) -> list[float]:
     return out
 
 
+def _midpoint(a: float, b: float) -> float:
+    """``(a + b) / 2`` without overflowing when ``a + b`` passes the float range."""
+    total = a + b
+    return total / 2 if math.isfinite(total) else a / 2 + b / 2
+
+
 def aggregate(values: Sequence[float]) -> Statistics:
     """Median, mean, mode, min, max, population std and count of repeated-run values.
 
     Median: middle value, or the mean of the two middle values for an even count. Mode:
     most frequent value, the smallest one on a tie. ``std_dev = sqrt(Σ(v − mean)²/n)``
-    (population: all runs are observed, not sampled). Empty list, NaN or infinite values
-    -> ValueError (an aggregate of nothing is not a number).
+    (population: all runs are observed, not sampled). Mean and std are computed exactly
+    and rounded once (``statistics.mean`` / ``statistics.pstdev``), so equal values have
+    std 0 and a spread beyond ~1e154, whose squares pass the float range, is still
+    computed (``[1e200, -1e200]`` -> 1e200). Empty list, NaN or infinite values ->
+    ValueError (an aggregate of nothing is not a number).
     """
     xs = sorted(_values(values))
     n = len(xs)
-    median = xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
-    mean = math.fsum(xs) / n
+    median = xs[n // 2] if n % 2 else _midpoint(xs[n // 2 - 1], xs[n // 2])
+    mean, std = statistics.mean(xs), statistics.pstdev(xs)
     counts = Counter(xs)
     top = max(counts.values())
     mode = min(v for v, c in counts.items() if c == top)
-    std = math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / n)
     return Statistics(median, mean, mode, xs[0], xs[-1], std, n)
 
 
+def _finite(name: str, value: float) -> float:
+    if not math.isfinite(value):
+        raise ValueError(f"{name} is beyond the float range (about 1.8e308)")
+    return value
+
+
 def population_variance(values: Sequence[float]) -> float:
-    """``Σ(x − μ)² / n`` (seed 001's pass-rate and cost variances across tiers). Empty ->
+    """``Σ(x − μ)² / n`` (seed 001's pass-rate and cost variances across tiers). Empty, NaN
+    or infinite values, or a variance beyond the float range (a spread above ~1e154) ->
     ValueError."""
-    return aggregate(values).std_dev ** 2
+    try:
+        return _finite("the variance", aggregate(values).std_dev ** 2)
+    except OverflowError:
+        raise ValueError("the variance is beyond the float range (about 1.8e308)") from None
 
 
 def cost_delta(costs: Sequence[float]) -> float:
-    """``max(costs) − min(costs)``: spread between the most and least expensive tiers."""
+    """``max(costs) − min(costs)``: spread between the most and least expensive tiers.
+    Empty, NaN or infinite costs, or a spread beyond the float range -> ValueError."""
     stats = aggregate(costs)
-    return stats.max - stats.min
+    return _finite("the cost spread", stats.max - stats.min)
 
 
 def letter_grade(score: float) -> str:

@@ -60,8 +60,23 @@ def tool_selection(selected: Sequence[str], expected: Sequence[str]) -> ToolSele
     return ToolSelection(tuple(sorted(c)), tuple(sorted(e - s)), tuple(sorted(s - e)), p, r, f1)
 
 
+class _Bool(int):
+    """A JSON boolean: equal only to the same boolean, never to the numbers 0 and 1."""
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _Bool and int(self) == int(other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = int.__hash__
+
+
 def _canon(value: Any) -> Any:
-    """Mappings -> dicts, tuples -> lists, recursively, so equality is by content."""
+    """Arguments as JSON values: mappings -> dicts with text keys, tuples -> lists, and a
+    boolean its own type (Python's ``True == 1`` would let a flag match a count)."""
+    if isinstance(value, bool):
+        return _Bool(value)
     if isinstance(value, Mapping):
         return {str(k): _canon(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -106,10 +121,11 @@ def tool_call_match(
 
     A pair is compatible when the names are equal and the arguments agree under
     ``args_mode``: ``exact`` (equal), ``subset`` (actual key/values ⊆ expected),
-    ``superset`` (expected ⊆ actual), ``ignore`` (names only). Arguments are compared by
-    content (nested mappings/lists; a JSON string is decoded). The pairing is a maximum
-    matching found by optimal assignment (Hungarian), never greedy first-fit, so the result
-    does not depend on the order of either list. With ``tp`` matched pairs, P/R/F1 follow
+    ``superset`` (expected ⊆ actual), ``ignore`` (names only). Arguments are compared as
+    JSON values, by content (nested mappings/lists; a JSON string is decoded): numbers by
+    value (``1 == 1.0``), a boolean only with a boolean (``true`` never matches ``1``).
+    The pairing is a maximum matching found by optimal assignment (Hungarian), never greedy
+    first-fit, so the result does not depend on the order of either list. With ``tp`` matched pairs, P/R/F1 follow
     :func:`prf` (both empty -> 1, 1, 1). Two identical expected calls need two actual calls.
     """
     if args_mode not in ARGS_MODES:

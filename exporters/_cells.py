@@ -28,7 +28,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
-from harness.schema import Kind
+from harness.schema import Column, Kind
 
 EXCEL_CELL_LIMIT = 32_767
 SHEETS_CELL_LIMIT = 50_000
@@ -127,6 +127,21 @@ SHEETS_CONVERTERS: dict[str, Callable[[Any], SheetsValue]] = {
     "text": _sheets_text, "json": _sheets_text, "int": _sheets_number, "float": _sheets_number,
     "datetime": _sheets_text,
 }
+
+
+def number_format(column: Column) -> str | None:
+    """How a float column is shown, in the number-format syntax both targets share: the cell
+    keeps the exact value (0.9999999999999999 is read back as such by the audit) and shows
+    it rounded: milliseconds to 0.1 (``0.0``), USD costs to 8 decimals at most, as they are
+    priced (``0.00######``), every other number (scores, confidence, temperature, credit-score
+    statistics) to 3 decimals at most (``0.0##``). None for other columns."""
+    if column.kind != "float":
+        return None
+    if column.name.endswith("_ms"):
+        return "0.0"
+    if column.name.endswith("cost"):
+        return "0.00######"
+    return "0.0##"
 
 
 def excel_cell(value: Any, kind: Kind) -> ExcelValue:

@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import Any
 
 import xlsxwriter
+from xlsxwriter.format import Format
 from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
-from harness.schema import EVAL_STATUSES, SHEETS, VERIFICATION_STATUSES, Sheet
+from harness.schema import EVAL_STATUSES, SHEETS, VERIFICATION_STATUSES, Column, Sheet
 from harness.store import Store
 
-from ._cells import EXCEL_CONVERTERS
+from ._cells import EXCEL_CONVERTERS, number_format
 
 EXCEL_MAX_ROWS = 1_048_576  # rows per worksheet, header included
 
@@ -63,6 +64,19 @@ class _Styles:
         self.header = workbook.add_format({"bold": True, "bg_color": "#D9E1F2", "bottom": 1})
         self.date = workbook.add_format({"num_format": _DATE_FORMAT})
         self.levels = [workbook.add_format({"bg_color": bg, "font_color": font}) for bg, font in _LEVEL_COLOURS]
+        self._workbook = workbook
+        self._numbers: dict[str, Format] = {}
+
+    def column(self, column: Column) -> Format | None:
+        """The column's format: dates, or the number format of a float column."""
+        if column.kind == "datetime":
+            return self.date
+        pattern = number_format(column)
+        if pattern is None:
+            return None
+        if pattern not in self._numbers:
+            self._numbers[pattern] = self._workbook.add_format({"num_format": pattern})
+        return self._numbers[pattern]
 
 
 def write_excel(
@@ -195,7 +209,7 @@ def _widths(sheet: Sheet, sample: Iterable[dict[str, Any]], columns: Sequence[tu
 def _start_part(workbook: Workbook, styles: _Styles, sheet: Sheet, name: str, widths: list[int]) -> Worksheet:
     ws = workbook.add_worksheet(name)
     for c, (column, width) in enumerate(zip(sheet.all_columns, widths)):
-        ws.set_column(c, c, width, styles.date if column.kind == "datetime" else None)
+        ws.set_column(c, c, width, styles.column(column))
     ws.freeze_panes(1, 0)
     for c, name_ in enumerate(sheet.all_column_names):
         ws.write_string(0, c, name_, styles.header)

@@ -27,9 +27,11 @@ cover it before anything is re-sent:
   there and the pending rows can go.
 
 Requests per push: one metadata read, one ``batchGet`` when touched worksheets already
-exist, one ``batchUpdate`` when worksheets are missing, and one ``values.append``
-(``RAW``, ``INSERT_ROWS``) per worksheet with new rows -- more only when an append would
-exceed ``SheetsPolicy.max_request_bytes`` (it is then split) or a request is retried.
+exist, one ``batchUpdate`` when worksheets are missing, one ``values.append`` (``RAW``,
+``INSERT_ROWS``) per worksheet with new rows, and one ``batchUpdate`` that shows the float
+columns of those worksheets rounded (the cells keep exact values) -- more only when an
+append would exceed ``SheetsPolicy.max_request_bytes`` (it is then split) or a request is
+retried.
 Limits: a request the server applies only after the client gave up *and* after the
 read-back (longer than the backoff wait) could still duplicate; deleting rows from the
 sheet by hand voids the row-count check. A row the store later replaces under the same
@@ -54,7 +56,7 @@ from gspread.utils import absolute_range_name, rowcol_to_a1
 from harness.schema import SHEETS, Sheet
 from harness.store import ROW_KEY, Store
 
-from ._cells import SHEETS_CONVERTERS
+from ._cells import SHEETS_CONVERTERS, number_format
 from ._sheets_api import SheetsApi, SheetsExportError, SheetsPolicy, describe, sheets_client
 
 SHEETS_MAX_CELLS = 10_000_000  # per spreadsheet, grid cells of every worksheet together
@@ -166,12 +168,13 @@ class _Push:
         touched = [s for s in SHEETS if self.pending[s.name]]
         self._check_cells(grids, touched)
         needs_header = self._inspect(grids, touched)
-        self._lay_out(grids, needs_header)
+        ids = self._lay_out(grids, needs_header)
         for sheet in SHEETS:
             for chunk in self._chunks(self.pending[sheet.name]):
                 self._append(sheet, chunk)
             if progress is not None:
                 progress(sheet.name, self.appended[sheet.name])
+        self._format_numbers([s for s in SHEETS if self.appended[s.name]], ids)
 
     # --- reading the target -------------------------------------------------------------
     def _open(self) -> dict[str, dict[str, Any]]:
@@ -249,11 +252,12 @@ class _Push:
         return kept
 
     # --- writing ------------------------------------------------------------------------
-    def _lay_out(self, grids: dict[str, dict[str, Any]], needs_header: list[Sheet]) -> None:
-        """Create the missing worksheets and write missing headers, in one atomic batchUpdate."""
+    def _lay_out(self, grids: dict[str, dict[str, Any]], needs_header: list[Sheet]) -> dict[str, int]:
+        """Create the missing worksheets and write missing headers, in one atomic batchUpdate.
+        Returns every worksheet's id by title."""
         missing = [s for s in SHEETS if s.name not in grids]
         if not missing and not needs_header:
-            return
+            return {title: int(p["sheetId"]) for title, p in grids.items()}
         created = tuple(s.name for s in missing)
 
         def look() -> bool:  # the lost batch may have been applied (it is atomic)
@@ -262,9 +266,35 @@ class _Push:
             missing = [s for s in missing if s.name not in grids]
             return bool(missing or needs_header)
 
-        self.api.write(lambda: self.api.send("write", self.api.http.batch_update,
-                                             {"requests": self._layout_requests(missing, needs_header, grids)}), look)
+        sent: list[dict[str, Any]] = []
+
+        def send() -> None:
+            sent[:] = self._layout_requests(missing, needs_header, grids)
+            self.api.send("write", self.api.http.batch_update, {"requests": sent})
+
+        self.api.write(send, look)
         self.created = created
+        ids = {title: int(p["sheetId"]) for title, p in grids.items()}
+        ids.update({r["addSheet"]["properties"]["title"]: r["addSheet"]["properties"]["sheetId"]
+                    for r in sent if "addSheet" in r})
+        return ids
+
+    def _format_numbers(self, sheets: Sequence[Sheet], ids: Mapping[str, int]) -> None:
+        """Show the float columns of the worksheets that got rows rounded (:func:`number_format`;
+        the cells keep their exact values): one batchUpdate, over every data row (so a push
+        that failed here is made good by the next). Setting a format twice is harmless, so
+        it is simply sent again after a failure."""
+        requests_ = [
+            {"repeatCell": {
+                "range": {"sheetId": ids[sheet.name], "startRowIndex": 1,
+                          "startColumnIndex": c, "endColumnIndex": c + 1},
+                "cell": {"userEnteredFormat": {"numberFormat": {"type": "NUMBER", "pattern": pattern}}},
+                "fields": "userEnteredFormat.numberFormat"}}
+            for sheet in sheets for c, column in enumerate(sheet.all_columns)
+            if (pattern := number_format(column)) is not None]
+        if requests_:
+            self.api.write(lambda: self.api.send("write", self.api.http.batch_update, {"requests": requests_}),
+                           lambda: True)
 
     @staticmethod
     def _layout_requests(missing: Sequence[Sheet], needs_header: Sequence[Sheet],

@@ -72,6 +72,8 @@ class Harness:
         self.tracer_provider = tracer_provider
         self.writer = writer
         self._writes = RunWriter(self.store, writer, max_pending)
+        self._held: list[Run] = []  # finished runs started with hold=True, not yet written
+        self._held_lock = threading.Lock()
 
     @property
     def errors(self) -> int:
@@ -84,8 +86,18 @@ class Harness:
 
     def flush(self) -> None:
         """Wait until every finished run has been written to the store (and its spans
-        emitted). Every method that reads the store calls this first."""
+        emitted), held runs included. Every method that reads the store calls this first."""
+        with self._held_lock:
+            held, self._held = self._held, []
+        for run in held:
+            run._hand_off()
         self._writes.flush()
+
+    def close(self) -> None:
+        """Write every finished run, then close the store (SQLite folds its write-ahead log
+        into the database file, so the ``.db`` file alone holds every row)."""
+        self.flush()
+        self.store.close()
 
     def run(
         self,
@@ -104,8 +116,12 @@ class Harness:
         config: Mapping[str, Any] | None = None,
         verify: bool = True,
         run_id: str | None = None,
+        hold: bool = False,
     ) -> Run:
-        """A run context (``with`` or ``async with``); pass ``run.config`` to the graph."""
+        """A run context (``with`` or ``async with``); pass ``run.config`` to the graph.
+
+        ``hold=True``: the finished run waits to be written until :meth:`Run.write` (or the
+        next :meth:`flush`), so a caller running several at once writes them in its own order."""
         if profile not in PROFILES:
             raise ValueError(f"unknown profile {profile!r}; profiles are {', '.join(PROFILES)}")
         self._writes.process()  # the writer process (if any) starts now, to be ready when the run ends
@@ -114,7 +130,7 @@ class Harness:
             reference_trajectory=reference_trajectory, profile=profile, model=model,
             temperature=temperature, batch_id=batch_id, agent_names=agent_names or {},
             node_types=node_types or {}, phases=phases or {}, config=config, verify=verify,
-            run_id=run_id,
+            run_id=run_id, hold=hold,
         )
 
     def sheets(self, run_ids: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
@@ -174,7 +190,8 @@ class Run:
     """One recorded run. Use as a context manager; pass :attr:`config` to the graph."""
 
     def __init__(self, harness: Harness, *, subject, workflow, expected_tools, reference_trajectory, profile,
-                 model, temperature, batch_id, agent_names, node_types, phases, config, verify, run_id) -> None:
+                 model, temperature, batch_id, agent_names, node_types, phases, config, verify, run_id,
+                 hold=False) -> None:
         self.harness = harness
         self.store = harness.store
         self.run_id = run_id or str(uuid.uuid4())
@@ -192,6 +209,7 @@ class Run:
         self.model, self.temperature, self.batch_id = model, temperature, batch_id
         self.agent_names, self.node_types, self.phases = agent_names, node_types, phases
         self.verify = verify
+        self.hold = hold
         self.status = "running"
         self.error: str | None = None
         self.result: dict[str, Any] = {}
@@ -281,10 +299,10 @@ class Run:
             phases=self.phases, thread_id=(self._user_config.get("configurable") or {}).get("thread_id"),
             verify=self.verify, status=self.status, error=self.error, result=dict(self.result),
             start_ns=self._start_ns, end_ns=end_ns, log=log, streamed=streamed, logged=logged,
-            errors=self._errors + self.handler.failures, held=self._held(log),
+            errors=self._errors + self.handler.failures, held=self._held_bytes(log),
         )
 
-    def _held(self, log: Sequence[tuple]) -> int:
+    def _held_bytes(self, log: Sequence[tuple]) -> int:
         """About how many bytes the run's record holds: its frozen payloads and its log's entries."""
         return self.handler.held + ENTRY_BYTES * len(log)
 
@@ -298,6 +316,23 @@ class Run:
         else:
             self.status = "completed" if is_control_flow(exc) else "failed"
             self.error = describe_error(exc)
+        if self.hold:
+            with self.harness._held_lock:
+                self.harness._held.append(self)
+            return
+        self._hand_off()
+
+    def write(self) -> None:
+        """Hand a run finished under ``hold=True`` to the writer; nothing for a run not held
+        or already handed on."""
+        with self.harness._held_lock:
+            if self not in self.harness._held:
+                return
+            self.harness._held.remove(self)
+        self._hand_off()
+
+    def _hand_off(self) -> None:
+        """Write the finished run: here, by the background thread or by the writer process."""
         writes = self.harness._writes
         writer = writes.background
         if writer is None:
@@ -322,7 +357,7 @@ class Run:
                 writes.write_later(record)
                 return
         try:
-            writer.submit(self._write_and_release, self._held(self.handler.log))
+            writer.submit(self._write_and_release, self._held_bytes(self.handler.log))
         except Exception:  # noqa: BLE001
             self._count_error("queueing the run")
             self._write_and_release()

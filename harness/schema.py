@@ -72,7 +72,7 @@ SHEETS: tuple[Sheet, ...] = (
         generated_by:Label:text"""),
         _cols("""workflow:Extra:text batch_id:Extra:text thread_id:Extra:text error:Extra:text
         total_tokens:Extra:int total_cost:Extra:float harness_errors:Extra:int""") + _TRACE[:2]
-        + _cols("experiment:Extra:text case_id:Extra:text repeat_index:Extra:int")),
+        + _cols("experiment:Extra:text case_id:Extra:text repeat_index:Extra:int note:Extra:text")),
     Sheet("tool_calls", "Us", _cols("""
         run_id:UUID:text company_name:Text:text node:Text:text node_type:Text:text
         agent_name:Text:text step_number:Int:int tool_name:Text:text tool_input:JSON:json
@@ -117,7 +117,7 @@ SHEETS: tuple[Sheet, ...] = (
         score_std:Formula:float overall_consistency:Formula:float eval_status:Formula:text
         risk_levels:Data:text credit_scores:Data:text duration_ms:Measured:float
         status:Text:text timestamp:ISO:datetime generated_by:Label:text"""),
-        _cols("batch_id:Extra:text")),
+        _cols("batch_id:Extra:text run_ids:Extra:json")),
     Sheet("data_sources", "Us", _cols("""
         run_id:UUID:text company_name:Text:text node:Text:text node_type:Text:text
         agent_name:Text:text step_number:Int:int source_name:Text:text records_found:Count:int
@@ -154,7 +154,8 @@ SHEETS: tuple[Sheet, ...] = (
         cross_model_agreement:Formula:float eval_status:Formula:text llm_judge_analysis:LLM:text
         model_recommendations:LLM:text model_results:JSON:json pairwise_comparisons:JSON:json
         duration_ms:Measured:float status:Text:text timestamp:ISO:datetime
-        generated_by:Label:text""")),
+        generated_by:Label:text"""),
+        _cols("run_ids:Extra:json")),
     Sheet("llm_judge_results", "Us", _cols("""
         run_id:UUID:text company_name:Text:text node:Text:text node_type:Text:text
         agent_name:Text:text step_number:Int:int model_used:Text:text temperature:Float:float

@@ -1,5 +1,6 @@
-"""Batches of credit runs: companies x models x repeats, run concurrently (bounded), then the
-group evaluations (consistency, cross-model) appended to every run of each company.
+"""Batches of credit runs: companies x models x repeats, run concurrently (bounded), written
+in input order (company, model, repeat) whatever order they finish in, then the group
+evaluations (consistency, cross-model) of each company, each row once.
 
 Each run gets its own model instances: the analyst at the batch temperature seeded with the
 repeat number (so repeats differ, reproducibly), and the judge at temperature 0 (the
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from evaluators import consistency_rows, cross_model_row, pairwise
-from harness import AGENT_NAMES, Harness
+from harness import AGENT_NAMES, Harness, Run
 
 from ._company import MAX_NAME_LENGTH, validate_company_name
 from ._providers import Provider, make_model
@@ -79,6 +80,7 @@ class RunOutcome:
     cost: float | None = None
     seconds: float = 0.0
     error: str | None = None
+    note: str | None = None  # what the run's data lacked (runs.note)
     assessment: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -109,20 +111,31 @@ async def _run_all(harness: Harness, companies: list[str], settings: BatchSettin
     graph = build_graph()
     gate = asyncio.Semaphore(settings.concurrency)
     batch_ids = {c: (str(uuid.uuid4()) if settings.grouped else None) for c in companies}
+    order = [(c, m, r) for c in companies for m in settings.models for r in range(settings.repeats)]
+    finished: dict[int, Run] = {}
+    written = 0
 
-    async def one(company: str, model: str, repeat: int) -> RunOutcome:
+    def write_in_order(index: int, run: Run) -> None:
+        """Runs are held when they finish and written once every earlier run is."""
+        nonlocal written
+        finished[index] = run
+        while written in finished:
+            finished.pop(written).write()
+            written += 1
+
+    async def one(index: int, company: str, model: str, repeat: int) -> RunOutcome:
         async with gate:
-            outcome = await _one_run(harness, graph, company, model, repeat, batch_ids[company], settings)
+            outcome, run = await _one_run(harness, graph, company, model, repeat, batch_ids[company], settings)
+        write_in_order(index, run)
         if on_done is not None:
             on_done(outcome)
         return outcome
 
-    jobs = [one(c, m, r) for c in companies for m in settings.models for r in range(settings.repeats)]
-    return list(await asyncio.gather(*jobs))
+    return list(await asyncio.gather(*(one(i, *job) for i, job in enumerate(order))))
 
 
 async def _one_run(harness: Harness, graph: Any, company: str, model: str, repeat: int, batch_id: str | None,
-                   settings: BatchSettings) -> RunOutcome:
+                   settings: BatchSettings) -> tuple[RunOutcome, Run]:
     check = validate_company_name(company)
     kw = {"api_key": settings.api_key, "base_url": settings.base_url}
     configurable = {
@@ -137,7 +150,8 @@ async def _one_run(harness: Harness, graph: Any, company: str, model: str, repea
     out: dict[str, Any] = {}
     run = harness.run(subject=display_name(company), workflow=WORKFLOW, profile="credit" if check.valid else "generic",
                       model=model, temperature=settings.temperature, batch_id=batch_id, agent_names=AGENT_NAMES,
-                      node_types=NODE_TYPES, phases=WORKFLOW_PHASES, config={"configurable": configurable})
+                      node_types=NODE_TYPES, phases=WORKFLOW_PHASES, config={"configurable": configurable},
+                      hold=True)
     try:
         async with run:
             out = await graph.ainvoke({"company_name": company}, config=run.config)
@@ -151,31 +165,35 @@ async def _one_run(harness: Harness, graph: Any, company: str, model: str, repea
         risk_level=assessment.get("risk_level"), credit_score=assessment.get("credit_score"),
         confidence=assessment.get("confidence"), evaluation_score=evaluation.get("overall_score"),
         judge_score=evaluation.get("judge_overall"),
-        seconds=time.perf_counter() - start, error=error, assessment=assessment,
-    )
+        seconds=time.perf_counter() - start, error=error, note=out.get("note"), assessment=assessment,
+    ), run
 
 
 def _group_evaluations(harness: Harness, group: list[RunOutcome], settings: BatchSettings) -> None:
     """consistency_scores (same-model per model with >= 2 results, cross-model over the
-    models) and, with a compared model, one cross_model_eval row, appended to every run of
-    the group; then each run's log_tests row is rewritten."""
+    models) and, with a compared model, one cross_model_eval row. Each row is written once,
+    stamped with the run that completes its group in input order (``run_id``) and listing
+    every run it covers (``run_ids``); then that run's log_tests row is rewritten."""
     scored = [o for o in group if o.risk_level and o.credit_score is not None]
-    per_model = {m: [(o.risk_level, o.credit_score) for o in scored if o.model == m] for m in settings.models}
-    per_model = {m: r for m, r in per_model.items() if r}
+    covered = {m: [o for o in scored if o.model == m] for m in settings.models}
+    per_model = {m: [(o.risk_level, o.credit_score) for o in runs] for m, runs in covered.items() if runs}
     node = {"node": "evaluate_assessment", "node_type": NODE_TYPES["evaluate_assessment"],
             "agent_name": AGENT_NAMES["evaluate_assessment"]}
-    rows: dict[str, list[dict[str, Any]]] = {"consistency_scores": [
-        {**node, **r, "batch_id": group[0].batch_id} for r in consistency_rows(per_model)] if per_model else []}
+    stamped: dict[str, dict[str, list[dict[str, Any]]]] = {}
+
+    def add(sheet: str, row: dict[str, Any], runs: list[RunOutcome]) -> None:
+        stamped.setdefault(runs[-1].run_id, {}).setdefault(sheet, []).append(
+            {**node, **row, "run_ids": [o.run_id for o in runs]})
+
+    for row in consistency_rows(per_model) if per_model else []:
+        runs = covered[row["model_name"]] if row["evaluation_type"] == "same_model" else scored
+        add("consistency_scores", {**row, "batch_id": group[0].batch_id}, runs)
     if settings.compare_model and len(per_model) == len(settings.models):
-        rows["cross_model_eval"] = [{**node, **_cross_model(scored, settings)}]
-    for outcome in group:
-        appended = False
+        add("cross_model_eval", _cross_model(scored, settings), scored)
+    for run_id, rows in stamped.items():
         for sheet, sheet_rows in rows.items():
-            if sheet_rows:
-                harness.log(outcome.run_id, sheet, sheet_rows)
-                appended = True
-        if appended:
-            harness.verify(outcome.run_id)
+            harness.log(run_id, sheet, sheet_rows)
+        harness.verify(run_id)
 
 
 def _cross_model(scored: list[RunOutcome], settings: BatchSettings) -> dict[str, Any]:

@@ -6,14 +6,15 @@ Grades (integers 0-10):
 
 - accuracy: 9 when the risk level is the band of the credit score (LOW >= 720, MODERATE
   620-719, HIGH 520-619, CRITICAL < 520; CRITICAL also fits when a bankruptcy is cited),
-  6 one band apart, 3 further apart, 5 when either is missing.
+  6 one band apart, 3 further apart, 5 when either is missing; 2 when no source had data
+  (nothing supports any rating, as the judge's prompt says).
 - completeness: ``2 + 2*min(risk factors, 2) + 2*min(positive factors, 2)``, plus 2 when
   the data gaps are stated (at most 10).
 - consistency: 9 when the reasoning states the risk level and the score, 6 one of them,
   4 neither.
 - actionability: ``2 + 2 * recommendations`` (at most 10).
 - data_utilization: sources with data in the summary that the reasoning names:
-  ``2 + round(8 * named / with_data)``; 5 when no source had data (nothing to use).
+  ``2 + round(8 * named / with_data)``; 0 when no source had data (nothing was used).
 
 A pairwise prompt (two assessments) is answered by the higher total grade; equal -> tie.
 """
@@ -54,8 +55,12 @@ def grades(assessment: dict[str, Any], data_summary: Any) -> dict[str, tuple[int
     """The five grades with a one-line reason each (rules in the module doc)."""
     level, score = assessment.get("risk_level"), assessment.get("credit_score")
     reasoning = str(assessment.get("reasoning") or "")
+    summary = data_summary if isinstance(data_summary, dict) else {}
+    with_data = [n for n, s in summary.items() if isinstance(s, dict) and s.get("status") == "ok" and s.get("records_found")]
     out: dict[str, tuple[int, str]] = {}
-    if level not in _LEVELS or not isinstance(score, (int, float)):
+    if data_summary is not None and not with_data:
+        out["accuracy"] = (2, "no source returned data: nothing supports the rating")
+    elif level not in _LEVELS or not isinstance(score, (int, float)):
         out["accuracy"] = (5, "risk level or credit score missing")
     else:
         band = risk_for_score(int(score))
@@ -75,10 +80,8 @@ def grades(assessment: dict[str, Any], data_summary: Any) -> dict[str, tuple[int
                           (4, "the reasoning does not tie back to the conclusion"))
     recs = len(assessment.get("recommendations") or [])
     out["actionability"] = (min(10, 2 + 2 * recs), f"{recs} recommendation(s)")
-    summary = data_summary if isinstance(data_summary, dict) else {}
-    with_data = [n for n, s in summary.items() if isinstance(s, dict) and s.get("status") == "ok" and s.get("records_found")]
     if not with_data:
-        out["data_utilization"] = (5, "no source returned data")
+        out["data_utilization"] = (0, "no source returned data")
     else:
         used = [n for n in with_data if n in reasoning]
         out["data_utilization"] = (2 + round(8 * len(used) / len(with_data)),

@@ -77,7 +77,7 @@ class LiveSources:
         if source in ("sec_edgar", "sec_www", "sec_data"):
             return dict(self._sec_headers)
         if not key:
-            raise SourceError(f"{source}: {ENV_KEYS[source]} is not set")
+            raise SourceError(f"{source} skipped: {ENV_KEYS[source]} is not set")
         return {"finnhub": {"X-Finnhub-Token": key}, "court_listener": {"Authorization": f"Token {key}"},
                 "web_search": {"Authorization": f"Bearer {key}"}}[source]
 

@@ -25,7 +25,7 @@ from ._answers import CreditAssessment, ToolSelection
 from ._evaluate import evaluate
 from ._company import API_TOOLS, TOOL_NAMES, CompanyInfo, classify_company, validate_company_name
 from ._prompts import COMPANY_PARSER, CREDIT_SYNTHESIS, TOOL_SELECTION, Prompt
-from ._sources import DataSources, SourceError, count_records
+from ._sources import NO_EVIDENCE_CONFIDENCE, DataSources, SourceError, count_records, evidence_note
 from ._state import CreditState, SourceResult
 from ._tools import SOURCES_KEY, TOOLS, tool_input
 
@@ -194,7 +194,8 @@ class CreditNodes:
             try:
                 payload = TOOLS[name].invoke(tool_input(name, company), config=tool_config)
             except Exception as exc:  # noqa: BLE001 - the tool call is recorded as failed; the run goes on
-                return SourceResult(status="fail", records_found=0, data=None, error=f"{type(exc).__name__}: {exc}"[:500],
+                error = str(exc) if isinstance(exc, SourceError) else f"{type(exc).__name__}: {exc}"  # names the source
+                return SourceResult(status="fail", records_found=0, data=None, error=error[:500],
                                     execution_time_ms=(time.perf_counter() - start) * 1000)
             return SourceResult(status="ok", records_found=count_records(name, payload), data=payload, error=None,
                                 execution_time_ms=(time.perf_counter() - start) * 1000)
@@ -216,7 +217,9 @@ class CreditNodes:
 
     # --- synthesize / llm_analyst -----------------------------------------------------
     def synthesize(self, state: CreditState, config: RunnableConfig) -> dict[str, Any]:
-        """The model assesses credit risk from the data the executed tools returned."""
+        """The model assesses credit risk from the data the executed tools returned. When no
+        source returned records, the assessment's confidence is capped at
+        ``NO_EVIDENCE_CONFIDENCE`` whatever the model said, and the run is noted as such."""
         d = self.deps(config)
         info = state.get("company_info") or {}
         name = info.get("company_name") or state.get("company_name") or ""
@@ -232,8 +235,11 @@ class CreditNodes:
                      task=f"assess credit risk of {name}", variables={"company": name},
                      context=f"sources with data: {', '.join(with_data) or 'none'}")
         temperature = getattr(d.model, "temperature", None)
+        note = evidence_note(planned, results)
         if answer.parsed is not None:
             assessment = {**answer.parsed.model_dump(), "status": "ok", "error": None}
+            if not with_data:
+                assessment["confidence"] = min(assessment["confidence"], NO_EVIDENCE_CONFIDENCE)
         else:
             assessment = {"risk_level": None, "credit_score": None, "confidence": None, "reasoning": "",
                           "risk_factors": [], "positive_factors": [], "recommendations": [], "data_gaps": planned,
@@ -241,6 +247,7 @@ class CreditNodes:
         assessment.update(model=answer.model or model_label(d.model), temperature=temperature, duration_ms=answer.duration_ms)
         run = current_run(config)
         if run is not None:
+            run.set_result(note=note)
             run.log("assessments", {"model": assessment["model"], "temperature": temperature, "prompt": CREDIT_SYNTHESIS.id,
                                     **{k: assessment[k] for k in ("risk_level", "credit_score", "confidence", "reasoning",
                                                                   "recommendations", "duration_ms", "status")}},
@@ -248,7 +255,7 @@ class CreditNodes:
             if assessment["status"] == "ok":
                 run.set_result(risk_level=assessment["risk_level"], credit_score=assessment["credit_score"],
                                confidence=assessment["confidence"])
-        return {"assessment": assessment, "node_results": {"synthesize": assessment["status"]}}
+        return {"assessment": assessment, "note": note, "node_results": {"synthesize": assessment["status"]}}
 
     # --- save_to_database / db_writer -------------------------------------------------
     def save_to_database(self, state: CreditState, config: RunnableConfig) -> dict[str, Any]:

@@ -85,7 +85,7 @@ CREDIT_SYNTHESIS = Prompt(
         "confidence 0-1 reflecting how much data there is; reasoning that cites the figures "
         "used; risk_factors, positive_factors, recommendations (actionable) and data_gaps "
         "(sources without data). A bankruptcy filing means CRITICAL. With no data at all, say "
-        "so and keep confidence low. Answer with the CreditAssessment tool."
+        "so and keep confidence at most 0.2. Answer with the CreditAssessment tool."
     ),
     user="Assess the credit risk of {company}.\n\nDATA:\n{data}",
 )

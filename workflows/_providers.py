@@ -21,7 +21,7 @@ from tenacity import AsyncRetrying, Retrying, retry_if_exception, stop_after_att
 
 from evaluators import RetryAfterWait
 
-from ._offline import OfflineAnalyst
+from ._offline import OFFLINE_MODELS, OfflineAnalyst
 
 ENV_PROVIDER = "HARNESS_PROVIDER"
 ENV_GROQ_KEY = "GROQ_API_KEY"
@@ -89,12 +89,16 @@ def make_model(provider: str | Provider | None = None, model: str | None = None,
                retry_wait: float | None = None) -> BaseChatModel:
     """A chat model of the provider: ``model`` or the provider's primary.
 
+    An offline model name other than :data:`OFFLINE_MODELS` is a :class:`ProviderError`;
     ``groq`` needs ``api_key`` or ``$GROQ_API_KEY`` (a :class:`ProviderError` otherwise);
     ``base_url`` (or ``$GROQ_API_BASE``) points it elsewhere, e.g. at a local test server.
     """
     p = provider if isinstance(provider, Provider) else resolve_provider(provider)
     name = model or p.primary
     if p.name == "offline":
+        if name not in OFFLINE_MODELS:
+            raise ProviderError(f"unknown offline model {name!r}: the offline provider has {', '.join(OFFLINE_MODELS)} "
+                                "(use --provider groq for Groq's models)")
         return OfflineAnalyst(model_name=name, temperature=temperature, seed=seed)
     key = api_key or os.environ.get(ENV_GROQ_KEY)
     if not key:

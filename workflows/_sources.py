@@ -11,7 +11,7 @@ counted as data.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from types import MappingProxyType
@@ -76,6 +76,34 @@ def count_records(source: str, payload: Mapping[str, Any] | None) -> int:
     if source == "court_listener":
         return int(payload.get("total_dockets") or 0) + int(payload.get("total_opinions") or 0)
     return len(payload.get("web_results") or []) + len(payload.get("news_articles") or [])
+
+
+#: The most confidence an assessment may claim when no source returned records.
+NO_EVIDENCE_CONFIDENCE = 0.2
+
+
+def evidence_note(planned: Sequence[str], results: Mapping[str, Mapping[str, Any]]) -> str | None:
+    """What a run's data lacked, for the ``runs.note`` column and the summary table: each
+    planned source that returned no records, was skipped (the missing key named) or failed,
+    led by "no evidence found" when none returned records. None when every planned source
+    returned records."""
+    gaps, found = [], False
+    for name in planned:
+        result = results.get(name)
+        if result is None:
+            gaps.append(f"{name} did not run")
+        elif result["status"] != "ok":
+            error = str(result.get("error") or "failed")
+            gaps.append(error if error.startswith(name) else f"{name} failed: {error}")
+        elif not result["records_found"]:
+            gaps.append(f"{name} returned no records")
+        else:
+            found = True
+    if not planned:
+        return "no evidence found: no data source was selected"
+    if found:
+        return "; ".join(gaps) or None
+    return "no evidence found: " + "; ".join(gaps)
 
 
 def sentiment(texts: list[str]) -> dict[str, Any]:

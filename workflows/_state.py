@@ -40,6 +40,7 @@ class CreditState(CreditInput, total=False):
     plan: dict[str, Any]  # create_plan: {"tools", "reasoning", "tasks", "duration_ms", "model", "status"}
     source_results: Annotated[dict[str, SourceResult], merge_dicts]  # fetch_api_data + search_web
     assessment: dict[str, Any]  # synthesize
+    note: str | None  # synthesize: what the data lacked (sources without records), see evidence_note
     saved: bool  # save_to_database
     evaluation: dict[str, Any]  # evaluate_assessment
     node_results: Annotated[dict[str, str], merge_dicts]  # node name -> its own outcome
@@ -55,5 +56,6 @@ class CreditOutput(TypedDict, total=False):
     plan: dict[str, Any]
     source_results: dict[str, SourceResult]
     assessment: dict[str, Any]
+    note: str | None
     evaluation: dict[str, Any]
     node_results: dict[str, str]

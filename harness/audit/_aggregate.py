@@ -15,6 +15,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 import evaluators
 
@@ -22,7 +23,7 @@ from ._crossref import Facts
 from ._model import Aggregates, AuditInputError, GroupSummary, PassAtK, PlotData
 from ._recompute import status_of
 from ._tables import Table
-from ._values import number_or_none
+from ._values import as_utc, number_or_none
 
 #: The k of pass@k / pass^k, as far as a company has runs (plus k = n).
 PASS_KS = (1, 2, 3, 5, 10)
@@ -39,6 +40,7 @@ class RunRecord:
     judge_overall: float | None
     passed: bool
     cost: float | None
+    started: datetime | None = None  # runs.started_at, as UTC
 
 
 def company_type_of(expected: frozenset[str] | None,
@@ -67,7 +69,8 @@ def run_records(runs: Table, facts: Facts,
         cost = None if run in facts.cost_unknown else facts.cost.get(run, 0.0)
         kind = company_type_of(facts.expected_tools.get(run), company_types)
         records.append(RunRecord(run, model, company, kind, evaluation,
-                                 number_or_none(row["credit_score"]), facts.judge.get(run), passed, cost))
+                                 number_or_none(row["credit_score"]), facts.judge.get(run), passed, cost,
+                                 as_utc(row.get("started_at"))))
     return records
 
 
@@ -121,14 +124,36 @@ def pass_k(records: Sequence[RunRecord]) -> tuple[PassAtK, ...]:
     return tuple(out)
 
 
-def aggregate_runs(records: Sequence[RunRecord], baseline_model: str | None = None) -> Aggregates:
-    """Per model (uplift against ``baseline_model``, default: the model of the first run),
-    per company type (or company), and pass@k / pass^k per company. AuditInputError when
+def choose_baseline(records: Sequence[RunRecord],
+                    primaries: Mapping[str, int] | None = None) -> tuple[str | None, str]:
+    """The model the uplift is measured against, from the sheets alone, and why.
+
+    The primary model of the batches (their ``--model``), which ``cross_model_eval`` names
+    first in ``models_compared`` (the one most group rows name; ties by name). Without
+    compared batches: the model of the earliest run by ``started_at`` (ties, or no
+    timestamps, by name). Never the row order, which a reviewer may have sorted."""
+    models = {r.model for r in records}
+    named = {m: n for m, n in (primaries or {}).items() if m in models}
+    if named:
+        return min(named, key=lambda m: (-named[m], m)), "the batch's primary model (first in cross_model_eval.models_compared)"
+    if not records:
+        return None, ""
+    earliest = min(records, key=lambda r: (r.started is None, r.started or datetime.min, r.model))
+    return earliest.model, "the model of the earliest run (runs.started_at)"
+
+
+def aggregate_runs(records: Sequence[RunRecord], baseline_model: str | None = None,
+                   primaries: Mapping[str, int] | None = None) -> Aggregates:
+    """Per model (uplift against ``baseline_model``, default :func:`choose_baseline`), per
+    company type (or company), and pass@k / pass^k per company. AuditInputError when
     ``baseline_model`` has no runs."""
     by_model = _groups(records, lambda r: r.model)
     if baseline_model is not None and baseline_model not in by_model:
         raise AuditInputError(f"baseline model {baseline_model!r} has no runs; models: {', '.join(by_model) or 'none'}")
-    baseline = baseline_model or (records[0].model if records else None)
+    if baseline_model is not None:
+        baseline, reason = baseline_model, "given with --baseline-model"
+    else:
+        baseline, reason = choose_baseline(records, primaries)
     base = summarise("model", baseline, by_model[baseline]).composite if baseline else None
     models = tuple(summarise("model", m, runs, base if m != baseline else None) for m, runs in by_model.items())
     typed = bool(records) and all(r.company_type for r in records)
@@ -140,6 +165,7 @@ def aggregate_runs(records: Sequence[RunRecord], baseline_model: str | None = No
         type_label=label,
         baseline_model=baseline,
         pass_k=pass_k(records),
+        baseline_reason=reason,
     )
 
 

@@ -40,6 +40,8 @@ def audit_workbook(path: str | os.PathLike[str], *, tolerance: float = 1e-6, bas
 
     Raises :class:`AuditInputError` (a ValueError) when it cannot be audited: not a
     workbook, a sheet or spec column missing, spec columns out of order."""
+    if Path(path).is_dir():
+        raise AuditInputError(f"{os.fspath(path)} is a directory, not a workbook")
     if not Path(path).is_file():
         raise AuditInputError(f"{os.fspath(path)}: no such file")
     with WorkbookSource(path) as source:
@@ -59,10 +61,13 @@ def audit_google_sheet(spreadsheet_id: str, *, client: Any = None, credentials_f
         credentials = credentials_file or os.environ.get("GOOGLE_APPLICATION_CREDENTIALS")
         if not credentials:
             raise AuditInputError("no Google credentials: pass --credentials FILE or set GOOGLE_APPLICATION_CREDENTIALS")
+        shown = repr(os.fspath(credentials))
         try:
             client = gspread.service_account(filename=os.fspath(credentials))
-        except (OSError, ValueError) as exc:
-            raise AuditInputError(f"{os.fspath(credentials)}: not usable service-account credentials ({exc})") from None
+        except OSError as exc:
+            raise AuditInputError(f"cannot read credentials file {shown}: {exc.strerror or exc}") from None
+        except ValueError:  # not JSON, or a key without the fields a service account has
+            raise AuditInputError(f"credentials file {shown} is not a usable service-account key") from None
     try:
         return audit_source(GoogleSheetSource(spreadsheet_id, client), tolerance=tolerance,
                             baseline_model=baseline_model, company_types=company_types, progress=progress)
@@ -126,8 +131,11 @@ def audit_source(source: Source, *, tolerance: float = 1e-6, baseline_model: str
             recompute.agent_metrics(table, check)
         elif name == "consistency_scores":
             recompute.consistency_scores(table, check)
+            recompute.group_run_ids(table, check, run_ids)
         elif name == "cross_model_eval":
             recompute.cross_model_eval(table, check, notes)
+            recompute.group_run_ids(table, check, run_ids)
+            facts.from_cross_model(table)
         elif name == "langgraph_events":
             facts.from_events(table)
         elif name == "tool_calls":
@@ -142,8 +150,9 @@ def audit_source(source: Source, *, tolerance: float = 1e-6, baseline_model: str
             progress(name, done, len(_ORDER))
     findings.extend(check_runs(kept["runs"], facts, tolerance))
     findings.extend(check_log_tests(kept["log_tests"], facts, tolerance))
+    findings = _once_per_formula_cell(findings)
     records = run_records(kept["runs"], facts, company_types)
-    aggregates = aggregate_runs(records, baseline_model)
+    aggregates = aggregate_runs(records, baseline_model, facts.primaries)
     return AuditResult(
         source=source.label,
         rows={n: rows[n] for n in SHEET_NAMES},
@@ -152,6 +161,13 @@ def audit_source(source: Source, *, tolerance: float = 1e-6, baseline_model: str
         plots=plot_data(records, facts),
         notes=tuple(notes),
     )
+
+
+def _once_per_formula_cell(findings: list[Finding]) -> list[Finding]:
+    """A formula cell is one finding: its type or recomputation findings (which only
+    restate that the cell holds no value) are dropped."""
+    formulas = {(f.sheet, f.row, f.column) for f in findings if f.kind == "formula"}
+    return [f for f in findings if f.kind == "formula" or (f.sheet, f.row, f.column) not in formulas]
 
 
 _SHEET_RANK = {s.name: i for i, s in enumerate(SHEETS)}

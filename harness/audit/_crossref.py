@@ -59,6 +59,7 @@ class Facts:
     expected_tools: dict[str, frozenset[str]] = field(default_factory=dict)  # run -> tool_selections.expected_tools
     latency: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     verified: dict[str, str] = field(default_factory=dict)  # run -> verification status the rows give
+    primaries: Counter[str] = field(default_factory=Counter)  # batch primary model -> group rows naming it
 
     def count(self, table: Table) -> None:
         self.counts[table.name] = Counter(table.column("run_id"))
@@ -100,6 +101,17 @@ class Facts:
                 self.cost_unknown.add(run)
             else:
                 self.cost[run] += value
+
+    def from_cross_model(self, table: Table) -> None:
+        """The primary model of each compared batch: the first of ``models_compared`` (a
+        batch lists its ``--model`` before its ``--compare-model``)."""
+        for cell in table.column("models_compared"):
+            try:
+                models = parse_list(cell)
+            except ValueError:
+                continue
+            if models and isinstance(models[0], str):
+                self.primaries[models[0]] += 1
 
     def from_assessments(self, table: Table) -> None:
         for _, row in table.records():

@@ -164,7 +164,8 @@ def render_html(result: AuditResult) -> str:
         )
     )
     notes = "".join(f"<li>{_e(note)}</li>" for note in result.notes)
-    baseline = f" (uplift against {_e(agg.baseline_model)})" if agg.baseline_model else ""
+    baseline = (f" (uplift against {_e(agg.baseline_model)}, {_e(agg.baseline_reason)})"
+                if agg.baseline_model else "")
     type_title = "Per company type" if agg.type_label == "company_type" else "Per company (no company type is logged)"
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"

@@ -87,6 +87,7 @@ class Aggregates:
     type_label: str  # "company_type" or "company"
     baseline_model: str | None
     pass_k: tuple[PassAtK, ...]
+    baseline_reason: str = ""  # why baseline_model is the baseline
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from typing import Any
 import evaluators
 
 from .. import costs
+from ..store import json_text
 from ._model import Finding, FindingKind
 from ._tables import Table
 from ._values import (
@@ -55,6 +56,8 @@ class Checker:
         found = row[column]
         if not same(found, expected, self.tolerance):
             tab, number = self.table.locate(i)
+            if isinstance(expected, (list, tuple, dict)):  # shown as the cell holds a list: compact JSON
+                expected = json_text(expected)
             self.findings.append(Finding(tab, number, column, found, expected, rule, kind))
 
     def invalid(self, i: int, row: Mapping[str, Any], column: str, error: Exception, rule: str) -> None:
@@ -245,8 +248,9 @@ def _from_details(value: Any, keys: tuple[str, str], fn: Callable[[list[str], li
 
 
 class Memo:
-    """Recomputations cached by their input cells: the group rows (consistency, cross-model)
-    repeat under every run of a group and are recomputed once. A ValueError is a result too."""
+    """Recomputations cached by their input cells, for group rows (consistency, cross-model)
+    whose inputs repeat (workbooks written before each group row was written once held one
+    per run of the group). A ValueError is a result too."""
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self._fn = fn
@@ -285,6 +289,38 @@ def consistency_scores(table: Table, check: Checker) -> None:
         check.check(i, row, "num_runs", n, "num_runs = number of risk_levels listed")
         for column, attr in fields.items():
             check.check(i, row, column, getattr(result, attr), rule.format(column, attr))
+
+
+def group_run_ids(table: Table, check: Checker, known: set[str] | None) -> None:
+    """``run_ids`` of a group row (consistency, cross-model): runs of the ``runs`` sheet,
+    the row's own ``run_id`` (the run that completed the group) among them, and for a
+    consistency row one per result listed in ``risk_levels``."""
+    if not table.has("run_ids"):
+        return
+    for i, row in table.records():
+        try:
+            ids = parse_list(row["run_ids"])
+        except ValueError as exc:
+            check.invalid(i, row, "run_ids", exc, "run_ids = the runs the row covers")
+            continue
+        if ids is None:
+            continue
+        unknown = [r for r in ids if known is not None and r not in known]
+        if unknown:
+            check.check(i, row, "run_ids", [r for r in ids if r not in unknown],
+                        "run_ids = runs of the runs sheet", "reference")
+        elif row["run_id"] not in ids:
+            check.check(i, row, "run_ids", [*ids, row["run_id"]],
+                        "run_ids holds the row's run_id (the run that completed the group)", "cross-sheet")
+        elif table.has("risk_levels"):
+            try:
+                levels = parse_list(row["risk_levels"])
+            except ValueError:  # reported by consistency_scores
+                continue
+            if levels is not None and len(levels) != len(ids):
+                tab, number = table.locate(i)
+                check.findings.append(Finding(tab, number, "run_ids", row["run_ids"], f"{len(levels)} run ids",
+                                              "run_ids = one run per result in risk_levels", "recompute"))
 
 
 def model_results(value: Any) -> dict[str, tuple[Any, Any, Any]] | None:

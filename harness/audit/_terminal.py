@@ -78,6 +78,8 @@ def print_summary(result: AuditResult, console: Console) -> None:
     if agg.by_model:
         base = f" (uplift vs {agg.baseline_model})" if agg.baseline_model else ""
         console.print(_groups_table(f"Per model{base}", agg.by_model, uplift=True))
+        if agg.baseline_model:
+            console.print(f"uplift baseline: {agg.baseline_model}, {agg.baseline_reason}", soft_wrap=True)
         label = "Per company type" if agg.type_label == "company_type" else "Per company"
         console.print(_groups_table(label, agg.by_type, uplift=False))
     table = _pass_k_table(result)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
 
 #: How an exporter marks a cell it had to cut (``…[truncated, N chars]``).
@@ -82,6 +82,19 @@ def is_timestamp(value: Any) -> bool:
     if kind is float or kind is int:
         return _EXCEL_SERIALS[0] <= value <= _EXCEL_SERIALS[1]
     return False
+
+
+def as_utc(value: Any) -> datetime | None:
+    """A timestamp cell as a naive UTC datetime (an Excel date is UTC as exported; ISO text
+    with an offset is converted); None when the cell holds no timestamp."""
+    if type(value) is str:
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    if not isinstance(value, datetime):
+        return None
+    return value.astimezone(timezone.utc).replace(tzinfo=None) if value.tzinfo is not None else value
 
 
 def is_truncated(value: Any) -> bool:

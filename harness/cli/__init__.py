@@ -12,6 +12,7 @@ import sys
 import typer
 
 from ._errors import UsageError, fail
+from ._open import close_opened
 
 app = typer.Typer(
     name="harness",
@@ -52,7 +53,10 @@ def main(argv: list[str] | None = None) -> None:
     if debug:
         (argv if argv is not None else sys.argv).remove("--debug")
     try:
-        code = app(args=argv, standalone_mode=False)
+        try:
+            code = app(args=argv, standalone_mode=False)
+        finally:
+            close_opened()
     except UsageError as exc:
         fail(str(exc), code=exc.code, debug=debug)
     except typer.Exit as exc:

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from ._errors import UsageError
+from ._paths import writable_file
 
 
 def command(
@@ -33,7 +34,8 @@ def command(
     report: Annotated[Path | None, typer.Option("--report", help="Also write a self-contained HTML report.")] = None,
     tolerance: Annotated[float, typer.Option(help="Largest accepted difference of a recomputed number.")] = 1e-6,
     baseline_model: Annotated[str | None, typer.Option(
-        "--baseline-model", help="Model the uplift is measured against (default: the model of the first run).")] = None,
+        "--baseline-model", help="Model the uplift is measured against (default: the batches' primary --model, "
+                                 "else the model of the earliest run; the summary says which).")] = None,
 ) -> None:
     from harness.audit import AuditInputError, audit_google_sheet, audit_workbook
     from harness.audit._html import write_report
@@ -46,6 +48,8 @@ def command(
         raise UsageError("give either a workbook FILE.xlsx or --gsheet SPREADSHEET_ID")
     if not tolerance >= 0 or tolerance == float("inf"):
         raise UsageError(f"--tolerance must be a finite number >= 0, got {tolerance}")
+    if report is not None:
+        writable_file(report, "--report")
     try:
         with _progress(Console(stderr=True), enabled=not as_json) as advance:
             if file is not None:
@@ -61,7 +65,7 @@ def command(
         try:
             write_report(result, report)
         except OSError as exc:
-            raise UsageError(f"cannot write the report {str(report)!r}: {exc.strerror or exc}") from None
+            raise UsageError(f"writing the report {str(report)!r} failed: {exc.strerror or exc}", code=1) from None
     if as_json:
         sys.stdout.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
     else:

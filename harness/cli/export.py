@@ -1,9 +1,12 @@
-"""Export runs from the store to an Excel workbook (--out) and/or a Google Sheet (--gsheet).
+"""Export the runs of the store to an Excel workbook (--out) and/or a Google Sheet (--gsheet).
 
-The store is the system of record: a workbook can be rewritten at any time, and a Google
-Sheets push sends only the rows the spreadsheet has not acknowledged yet, so running the
-same command again resumes a push that failed. Google credentials: --credentials or
+Every run of the store is exported, or only those given with --run. The store is the
+system of record: a workbook can be rewritten at any time, and a Google Sheets push sends
+only the rows the spreadsheet has not acknowledged yet, so running the same command again
+resumes a push that failed. Google credentials: --credentials or
 $GOOGLE_APPLICATION_CREDENTIALS (a service-account key; share the sheet with its email).
+Exit code 0 when exported, 1 when an export failed on the way (the store is unchanged), 2
+for unusable input (checked before anything is written).
 """
 
 from __future__ import annotations
@@ -22,19 +25,22 @@ from harness.schema import SHEET_NAMES
 from harness.store import Store, StoreError, resolve_store_path
 
 from ._errors import UsageError
+from ._paths import writable_file
 
 
 def command(
     out: Annotated[Path | None, typer.Option("--out", help="Write an .xlsx workbook to this path.")] = None,
     gsheet: Annotated[str | None, typer.Option("--gsheet", help="Append to this Google Sheet (spreadsheet id).")] = None,
     store: Annotated[str | None, typer.Option("--store", help="Store path or sqlite:/// URL [default: $HARNESS_STORE or ./harness.db].")] = None,
-    run: Annotated[list[str] | None, typer.Option("--run", help="Export only this run id (repeatable).")] = None,
+    run: Annotated[list[str] | None, typer.Option("--run", help="Export only this run id (repeatable); default: every run of the store.")] = None,
     credentials: Annotated[Path | None, typer.Option("--credentials", help="Service-account key file [default: $GOOGLE_APPLICATION_CREDENTIALS].")] = None,
 ) -> None:
     import exporters
 
     if out is None and gsheet is None:
         raise UsageError("nothing to do: give --out FILE.xlsx and/or --gsheet SPREADSHEET_ID")
+    if out is not None:
+        writable_file(out, "--out", ".xlsx")
     opened = _open_store(store)
     try:
         run_ids = _check_runs(opened, run)
@@ -46,8 +52,8 @@ def command(
             with _progress(console, "workbook") as advance:
                 try:
                     written = exporters.write_excel(opened, out, run_ids, progress=advance)
-                except (ValueError, OSError) as exc:
-                    raise UsageError(f"cannot write {str(out)!r}: {exc}") from None
+                except OSError as exc:
+                    raise UsageError(f"writing {str(out)!r} failed: {exc.strerror or exc}", code=1) from None
             columns["xlsx rows"] = dict(written.rows)
             summary = [f"wrote {written.path} ({written.total_rows} rows, {written.seconds:.1f}s)"]
         else:
@@ -92,7 +98,7 @@ def _check_runs(store: Store, runs: list[str] | None) -> list[str] | None:
     known = set(store.run_ids())
     unknown = [r for r in runs if r not in known]
     if unknown:
-        raise UsageError(f"unknown run id(s) in the store: {', '.join(unknown)}")
+        raise UsageError(f"unknown run id(s) in the store: {', '.join(map(repr, unknown))}")
     return list(dict.fromkeys(runs))
 
 

@@ -2,9 +2,9 @@
 
 Examples: `harness run "Acme Corp" "Blue Harbor Logistics"` or `harness run --file companies.txt --repeats 3 --compare-model offline-analyst-lite`.
 
-Each company is a separate recorded run; repeats and compared models are runs too, grouped by one batch id per company, and get consistency and cross-model rows. Runs go concurrently, at most 8 at a time. The offline provider (default) needs no network; `--provider groq` needs GROQ_API_KEY.
+Each company is a separate recorded run; repeats and compared models are runs too, grouped by one batch id per company, and get consistency and cross-model rows. Runs go concurrently, at most 8 at a time, and are stored in input order (company, model, repeat). The offline provider (default) needs no network; `--provider groq` needs GROQ_API_KEY.
 
-At the end the store is exported to Excel (unless --no-excel) and to Google Sheets with --gsheet. Exit code 0 when every run completed, 1 when any failed, 2 for unusable input.
+At the end the runs of this batch are exported to the Excel workbook --out (unless --no-excel) and to Google Sheets with --gsheet; `harness export` writes the whole store. Output paths and Google credentials are checked before any run starts. Exit code 0 when every run completed and exported, 1 when a run or an export failed (the runs stay in the store), 2 for unusable input.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import typer
 
 from ._errors import UsageError
 from ._open import open_harness
+from ._paths import writable_file
 
 
 def read_companies(names: list[str], file: Path | None) -> tuple[list[str], int]:
@@ -49,12 +50,11 @@ def command(
     judge: Annotated[bool, typer.Option("--judge/--no-judge", help="Grade each assessment with the LLM judge.")] = True,
     temperature: Annotated[float, typer.Option(help="Analyst temperature (the judge always uses 0).")] = 0.1,
     sources: Annotated[str, typer.Option(help="snapshots (bundled, default) or live (HTTP APIs, keys from env).")] = "snapshots",
-    out: Annotated[Path, typer.Option(help="Excel workbook to export to.")] = Path("runs.xlsx"),
+    out: Annotated[Path, typer.Option(help="Excel workbook for the runs of this batch (harness export writes the whole store).")] = Path("runs.xlsx"),
     no_excel: Annotated[bool, typer.Option("--no-excel", help="Do not export to Excel.")] = False,
-    gsheet: Annotated[Optional[str], typer.Option(help="Also push to this Google Sheets spreadsheet id.")] = None,
+    gsheet: Annotated[Optional[str], typer.Option(help="Also append the runs of this batch to this Google Sheets spreadsheet id.")] = None,
     store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL (env HARNESS_STORE).")] = None,
 ) -> None:
-    from harness import StoreError
     from workflows import ProviderError, make_model, resolve_provider
     from workflows._batch import BatchSettings, run_batch
 
@@ -65,21 +65,40 @@ def command(
         raise UsageError(f"--temperature must be between 0 and 2, got {temperature}")
     if sources not in ("snapshots", "live"):
         raise UsageError(f"--sources must be snapshots or live, got {sources!r}")
+    for option, value in (("--provider", provider), ("--model", model), ("--compare-model", compare_model),
+                          ("--store", store)):
+        if value is not None and not value.strip():
+            raise UsageError(f"{option} needs a value, got an empty one")
+    excel = None if no_excel else writable_file(out, "--out", ".xlsx")
+    if gsheet is not None:
+        _check_gsheet(gsheet)
     try:
         chosen = resolve_provider(provider)
         settings = BatchSettings(provider=chosen, model=model or chosen.primary, compare_model=compare_model,
                                  repeats=repeats, judge=judge, temperature=temperature, sources=_sources(sources))
         for name in settings.models:  # fail fast on a bad model name or a missing key
             make_model(chosen, name, temperature=temperature)
-        harness = open_harness(store)
-    except (ProviderError, ValueError, StoreError) as exc:
+    except (ProviderError, ValueError) as exc:
         raise UsageError(str(exc)) from None
+    harness = open_harness(store)  # closed by the CLI on exit
     if duplicates:
         print(f"harness: skipped {duplicates} duplicate compan{'y' if duplicates == 1 else 'ies'}", file=sys.stderr)
     outcomes = _run_with_progress(harness, names, settings, run_batch)
     _summary(outcomes)
-    _export(harness, [o.run_id for o in outcomes], None if no_excel else out, gsheet)
-    raise typer.Exit(1 if any(o.status != "completed" for o in outcomes) else 0)
+    exported = _export(harness, [o.run_id for o in outcomes], excel, gsheet)
+    raise typer.Exit(1 if not exported or any(o.status != "completed" for o in outcomes) else 0)
+
+
+def _check_gsheet(spreadsheet_id: str) -> None:
+    """An id and usable credentials, before any run (the push itself comes after the runs)."""
+    from exporters import sheets_client
+
+    if not spreadsheet_id.strip() or "/" in spreadsheet_id:
+        raise UsageError(f"--gsheet needs a spreadsheet id (the part of the sheet's URL after /d/), got {spreadsheet_id!r}")
+    try:
+        sheets_client()
+    except ValueError as exc:
+        raise UsageError(f"--gsheet: {exc}") from None
 
 
 def _sources(kind: str) -> Any:
@@ -118,7 +137,7 @@ def _summary(outcomes: list[Any]) -> None:
     for col in ("company", "model", "risk", "score", "confidence", "eval score", "status", "tokens", "cost $", "time s", "note"):
         table.add_column(col, overflow="fold")
     for o in outcomes:
-        note = o.error[:160] if o.error else ("" if o.valid else f"invalid: {o.reason}")
+        note = o.error[:160] if o.error else (o.note or "" if o.valid else f"invalid: {o.reason}")
         company = o.company if len(o.company) <= 40 else o.company[:39] + "…"
         table.add_row(company, o.model + (f" #{o.repeat + 1}" if o.batch_id else ""), _fmt(o.risk_level),
                       _fmt(o.credit_score), _fmt(o.confidence, ".2f"), _fmt(o.evaluation_score, ".2f"), o.status,
@@ -129,16 +148,20 @@ def _summary(outcomes: list[Any]) -> None:
     console.print(table)
 
 
-def _export(harness: Any, run_ids: list[str], out: Path | None, gsheet: str | None) -> None:
-    """Exports never change the exit code: the store keeps every row and can be exported again."""
+def _export(harness: Any, run_ids: list[str], out: Path | None, gsheet: str | None) -> bool:
+    """Export the batch; True when every export asked for succeeded. A failed export says
+    so in one line: the runs are in the store, from which ``harness export`` writes them again."""
     targets = ([("Excel", lambda: harness.export_excel(out, run_ids))] if out is not None else []) + (
         [("Google Sheets", lambda: harness.export_google_sheets(gsheet, run_ids=run_ids))] if gsheet else [])
+    ok = True
     for label, export in targets:
         try:
             export()
-        except (NotImplementedError, ImportError) as exc:
-            print(f"harness: {label} export unavailable: {exc or type(exc).__name__}", file=sys.stderr)
         except Exception as exc:  # noqa: BLE001 - the runs are stored; say why the export failed
-            print(f"harness: {label} export failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+            ok = False
+            store = harness.store.location
+            print(f"harness: {label} export failed: {type(exc).__name__}: {exc}; the runs are safe in the store "
+                  f"{store!r}: `harness export --store {store}` writes them again", file=sys.stderr)
         else:
             print(f"harness: exported to {label}: {out if label == 'Excel' else gsheet}", file=sys.stderr)
+    return ok

@@ -308,15 +308,26 @@ class Store:
         return result
 
     def replace(self, sheet: str | Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
-        """Insert rows, replacing any row with the same ``row_key`` (for rows that are
-        recomputed, like a run's ``log_tests``)."""
+        """Insert rows, or overwrite in place any row with the same ``row_key`` (for rows
+        that are recomputed, like a run's ``log_tests``): a replaced row keeps its place in
+        the sheet. Returns the number of rows inserted or replaced."""
         s = sheet if isinstance(sheet, Sheet) else sheet_named(sheet)
-        rows = list(rows)
-        keys = [r.get(ROW_KEY) or content_key(s.name, r) for r in rows]
+        batch = encode_rows(s, [{**r, ROW_KEY: r.get(ROW_KEY) or content_key(s.name, r)} for r in rows])
+        if not batch:
+            return 0
+        mark = self.placeholder
+        assignments = ", ".join(f'"{n}" = {mark}' for n in s.all_column_names)
         with self.transaction():
-            self._executemany(f'DELETE FROM "{s.name}" WHERE {ROW_KEY} = {self.placeholder}',
-                                   [(k,) for k in keys])
-            return self._insert(s, [{**r, ROW_KEY: k} for r, k in zip(rows, keys)])
+            present = {k for (k,) in self._fetchall(
+                f'SELECT {ROW_KEY} FROM "{s.name}" WHERE {ROW_KEY} IN ({self._marks(len(batch))})',
+                [values[0] for values in batch])}
+            updates = [[*values[1:], values[0]] for values in batch if values[0] in present]
+            if updates:
+                self._executemany(f'UPDATE "{s.name}" SET {assignments} WHERE {ROW_KEY} = {mark}', updates)
+            inserts = [values for values in batch if values[0] not in present]
+            if inserts:
+                self._executemany(self._insert_sql[s.name], inserts)
+        return len(batch)
 
     # --- reading ------------------------------------------------------------------------
     def rows(
@@ -403,7 +414,11 @@ class Store:
         return [r[0] for r in self._fetchall('SELECT run_id FROM "runs" ORDER BY _seq')]
 
     def sheets(self, run_ids: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
-        """The fifteen sheets as DataFrames (spec order; spec columns first, then extras)."""
+        """The fifteen sheets as DataFrames (spec order; spec columns first, then extras).
+
+        Columns have their schema kind's dtype: ``Int64``, ``float64``, and for timestamps
+        UTC ``datetime64`` (a timestamp column holding text that is not ISO 8601 stays
+        text rather than lose it); JSON cells are decoded."""
         import pandas as pd
 
         frames = {}
@@ -415,6 +430,9 @@ class Store:
                     frame[c.name] = frame[c.name].astype("Int64")
                 elif c.kind == "float":
                     frame[c.name] = frame[c.name].astype("float64")
+                elif c.kind == "datetime":
+                    with contextlib.suppress(ValueError, TypeError):
+                        frame[c.name] = pd.to_datetime(frame[c.name], utc=True, format="ISO8601")
             frames[s.name] = frame
         return frames
 

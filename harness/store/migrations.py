@@ -32,6 +32,8 @@ class Migration:
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the fifteen sheets, assessment_records and export_marks"),
     Migration(2, "runs.experiment, runs.case_id, runs.repeat_index: a run's place in an experiment"),
+    Migration(3, "runs.note (what a run's evidence lacked); consistency_scores.run_ids and cross_model_eval.run_ids "
+                 "(the runs a group row covers, written once per group)"),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -146,8 +146,12 @@ class SQLiteStore(Store):
             return self._conn.execute(sql, params).fetchall()
 
     def close(self) -> None:
+        """Fold the write-ahead log into the database file, then close: the ``.db`` file alone
+        (copied, mailed, attached) then holds every committed row."""
         with self._lock:
             if self._connection is not None:
+                with contextlib.suppress(sqlite3.Error):  # busy readers elsewhere: their close will do it
+                    self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 self._connection.close()
         _open_stores.discard(self)
 

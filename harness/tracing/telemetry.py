@@ -4,7 +4,9 @@ exporter when ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set, else nowhere (no spans are
 from __future__ import annotations
 
 import os
+import socket
 import threading
+from urllib.parse import urlsplit
 
 from opentelemetry import trace
 from opentelemetry.trace import ProxyTracerProvider, NoOpTracerProvider
@@ -22,6 +24,30 @@ def _global_provider_set() -> bool:
     return not isinstance(provider, (ProxyTracerProvider, NoOpTracerProvider))
 
 
+def traces_url(endpoint: str) -> str:
+    """The OTLP/HTTP traces URL of an ``OTEL_EXPORTER_OTLP_ENDPOINT`` (``/v1/traces`` appended)."""
+    url = endpoint.rstrip("/")
+    return url if url.endswith("/v1/traces") else url + "/v1/traces"
+
+
+def unreachable(endpoint: str, timeout: float = 1.0) -> str | None:
+    """Why nothing listens at an OTLP endpoint (one TCP connection attempt, at most
+    ``timeout`` seconds), or None when something does. A one-shot command asks before its
+    runs: an exporter facing a dead endpoint retries for seconds at exit."""
+    try:
+        url = urlsplit(endpoint)
+        host, port = url.hostname, url.port or (443 if url.scheme == "https" else 80)
+    except ValueError as exc:
+        return f"not a URL ({exc})"
+    if url.scheme not in ("http", "https") or not host:
+        return "not an http:// or https:// URL"
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as exc:
+        return exc.strerror or str(exc) or type(exc).__name__
+    return None
+
+
 def _otlp_provider(endpoint: str) -> trace.TracerProvider:
     with _lock:
         provider = _own_providers.get(endpoint)
@@ -33,10 +59,7 @@ def _otlp_provider(endpoint: str) -> trace.TracerProvider:
 
             resource = Resource.create({"service.name": os.environ.get(ENV_SERVICE_NAME, "harness")})
             provider = TracerProvider(resource=resource)
-            url = endpoint.rstrip("/")
-            if not url.endswith("/v1/traces"):
-                url += "/v1/traces"
-            provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=url)))
+            provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=traces_url(endpoint))))
             _own_providers[endpoint] = provider
         return provider
 

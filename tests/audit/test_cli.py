@@ -114,3 +114,118 @@ def test_report_option_writes_the_html_file(capsys, workbook: Path, tmp_path: Pa
     code, out, _ = _run(capsys, str(workbook), "--report", str(report))
     assert code == 0 and f"report: {report}" in out
     assert report.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_a_directory_named_like_a_workbook_is_reported_as_a_directory(capsys, tmp_path: Path) -> None:
+    (tmp_path / "x.xlsx").mkdir()
+    code, out, err = _run(capsys, str(tmp_path / "x.xlsx"))
+    assert code == 2 and out == ""
+    assert err.strip() == f"harness: error: {tmp_path / 'x.xlsx'} is a directory, not a workbook"
+
+
+@pytest.mark.parametrize("where", ["missing/report.html", "."])
+def test_a_report_path_that_cannot_be_written_is_refused_before_the_audit(capsys, workbook: Path, tmp_path: Path,
+                                                                          where: str) -> None:
+    workbook.write_bytes(b"not a workbook: the audit would fail if it ran first")
+    code, out, err = _run(capsys, str(workbook), "--report", str(tmp_path / where))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--report" in err
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ('{"type": "service_account"}', "is not a usable service-account key"),
+    ("not json", "is not a usable service-account key"),
+    (None, "cannot read credentials file"),
+])
+def test_unusable_credentials_are_one_line_without_library_internals(capsys, tmp_path: Path, content, message) -> None:
+    key = tmp_path / "sa.json"
+    if content is not None:
+        key.write_text(content)
+    code, _, err = _run(capsys, "--gsheet", "sheet-id", "--credentials", str(key))
+    assert code == 2 and message in err and err.count("\n") == 1
+    assert "expected format" not in err and "missing fields" not in err
+
+
+def _credit_workbook(tmp_path: Path, monkeypatch, *batches: tuple[str, ...]) -> Path:
+    """Workbook of real offline credit batches (``harness run`` arguments each)."""
+    monkeypatch.chdir(tmp_path)
+    for args in batches:
+        with pytest.raises(SystemExit) as done:
+            main(["run", *args, "--store", "runs.db", "--no-excel"])
+        assert done.value.code == 0
+    with pytest.raises(SystemExit):
+        main(["export", "--out", "runs.xlsx", "--store", "runs.db"])
+    return tmp_path / "runs.xlsx"
+
+
+def _reverse_runs_rows(workbook: Path) -> None:
+    """A reviewer sorted the runs tab: its data rows now come in the opposite order."""
+    book = openpyxl.load_workbook(workbook)
+    sheet = book["runs"]
+    rows = [[c.value for c in row] for row in sheet.iter_rows(min_row=2)]
+    for r, values in enumerate(reversed(rows), start=2):
+        for c, value in enumerate(values, start=1):
+            sheet.cell(row=r, column=c).value = value
+    book.save(workbook)
+
+
+def test_the_default_baseline_is_the_batch_primary_model_whatever_the_row_order(capsys, tmp_path, monkeypatch):
+    workbook = _credit_workbook(tmp_path, monkeypatch, ("Sakura Robotics", "--compare-model", "offline-analyst-lite"))
+    capsys.readouterr()
+    _reverse_runs_rows(workbook)  # the compared model's run now comes first
+    code, out, _ = _run(capsys, str(workbook), "--json")
+    data = json.loads(out)["aggregates"]
+    assert code == 0 and data["baseline_model"] == "offline-analyst-1"
+    assert "primary model" in data["baseline_reason"]
+    uplift = {g["key"]: g["uplift"] for g in data["by_model"]}
+    assert uplift["offline-analyst-1"] is None and uplift["offline-analyst-lite"] is not None
+    _, out, _ = _run(capsys, str(workbook))
+    assert "uplift baseline: offline-analyst-1, the batch's primary model" in " ".join(out.split())
+
+
+def test_without_compared_batches_the_baseline_is_the_model_of_the_earliest_run(capsys, tmp_path, monkeypatch):
+    workbook = _credit_workbook(tmp_path, monkeypatch, ("Contoso Ltd", "--model", "offline-analyst-lite"),
+                                ("Contoso Ltd",))
+    capsys.readouterr()
+    _reverse_runs_rows(workbook)
+    code, out, _ = _run(capsys, str(workbook), "--json")
+    data = json.loads(out)["aggregates"]
+    assert code == 0 and data["baseline_model"] == "offline-analyst-lite"
+    assert data["baseline_reason"] == "the model of the earliest run (runs.started_at)"
+
+
+def test_a_formula_cell_is_one_finding(capsys, workbook: Path) -> None:
+    book = openpyxl.load_workbook(workbook)
+    sheet = book["evaluations"]
+    column = [c.value for c in sheet[1]].index("overall_score") + 1
+    sheet.cell(row=2, column=column).value = "=0.3*H2+0.3*J2+0.4*L2"  # no cached value: the cell reads empty
+    book.save(workbook)
+    code, out, _ = _run(capsys, str(workbook), "--json")
+    findings = [f for f in json.loads(out)["findings"] if f["sheet"] == "evaluations" and f["row"] == 2]
+    assert code == 1 and [(f["column"], f["kind"]) for f in findings] == [("overall_score", "formula")]
+
+
+def test_lists_found_and_expected_are_shown_as_the_cell_holds_them(capsys, tmp_path, monkeypatch) -> None:
+    workbook = _credit_workbook(tmp_path, monkeypatch, ("Acme Corp",))
+    capsys.readouterr()
+    edit(workbook, ("runs", 2, "tools_used", '["sec_edgar"]'))
+    _, out, _ = _run(capsys, str(workbook), "--json")
+    (finding,) = json.loads(out)["findings"]
+    assert finding["found"] == '["sec_edgar"]'
+    assert finding["expected"] == '["court_listener","finnhub","sec_edgar","web_search"]'
+
+
+def test_group_rows_list_the_runs_they_cover_and_the_audit_checks_them(capsys, tmp_path, monkeypatch) -> None:
+    workbook = _credit_workbook(tmp_path, monkeypatch, ("Sakura Robotics", "--repeats", "2",
+                                                         "--compare-model", "offline-analyst-lite"))
+    capsys.readouterr()
+    assert _run(capsys, str(workbook))[0] == 0
+    book = openpyxl.load_workbook(workbook)
+    header = [c.value for c in book["consistency_scores"][1]]
+    ids = json.loads(book["consistency_scores"].cell(row=2, column=header.index("run_ids") + 1).value)
+    assert len(ids) == 2
+    edit(workbook, ("consistency_scores", 2, "run_ids", json.dumps(ids[:1])),
+         ("cross_model_eval", 2, "run_ids", json.dumps(["00000000-0000-4000-8000-000000000000"])))
+    code, out, _ = _run(capsys, str(workbook), "--json")
+    findings = {(f["sheet"], f["column"], f["kind"]) for f in json.loads(out)["findings"]}
+    assert code == 1 and findings == {("consistency_scores", "run_ids", "cross-sheet"),
+                                      ("cross_model_eval", "run_ids", "reference")}

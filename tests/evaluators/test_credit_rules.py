@@ -15,6 +15,7 @@ from evaluators import (
     data_quality,
     eval_status,
     evaluation_overall,
+    evaluation_row,
     final_answer_quality,
     intent_correctness,
     judge_overall,
@@ -242,3 +243,53 @@ def test_evaluation_overall_in_unit_interval(a, b, c):
 def test_answer_and_synthesis_quality_in_unit_interval(assessment):
     assert 0.0 <= final_answer_quality(assessment).score <= 1.0
     assert 0.0 <= synthesis_quality(assessment).score <= 1.0
+
+
+EMPTY_WEB = {"company": "Totally Unknown Widgets LLC", "web_results": [], "news_articles": [],
+             "sentiment": {"sentiment": "neutral", "score": 0.0, "positive_articles": 0, "negative_articles": 0,
+                           "neutral_articles": 0, "total_analyzed": 0},
+             "key_findings": [], "errors": []}
+
+
+def test_data_quality_of_a_payload_that_found_nothing_is_zero():
+    r = data_quality(["web_search"], {"web_search": EMPTY_WEB})
+    assert (r.score, r.present, r.evidence) == (0.0, 0, False)
+    assert r.empty == ("web_search",) and r.failed == ()
+
+
+def test_data_quality_counts_a_source_with_no_records_as_no_evidence():
+    court = {"company": "x", "total_dockets": 0, "total_opinions": 0, "bankruptcy_cases": [], "civil_cases": [],
+             "risk_indicators": {"risk_level": "low", "has_bankruptcy": False, "civil_case_count": 0, "total_case_count": 0}}
+    r = data_quality(["court_listener", "web_search"], {"court_listener": court, "web_search": full_payload("web_search")})
+    assert r.empty == ("court_listener",)
+    assert r.present == len(EXPECTED_FIELDS["web_search"])
+
+
+def test_data_quality_does_not_count_a_sentiment_of_zero_articles():
+    web = {**EMPTY_WEB, "web_results": [{"title": "Widgets LLC opens a plant", "url": "u", "snippet": "s"}],
+           "key_findings": ["Widgets LLC opens a plant"]}
+    r = data_quality(["web_search"], {"web_search": web})
+    assert r.missing == {"web_search": ("sentiment.sentiment", "sentiment.score")}
+    assert r.score == pytest.approx(3 / 5)
+
+
+@pytest.mark.parametrize("placeholder", ["N/A", "unknown", " none ", "-"])
+def test_data_quality_does_not_count_placeholder_text(placeholder):
+    payload = full_payload("finnhub")
+    payload["profile"]["industry"] = placeholder
+    assert data_quality(["finnhub"], {"finnhub": payload}).missing == {"finnhub": ("profile.industry",)}
+
+
+def test_evaluation_of_a_run_whose_tools_found_nothing_cannot_be_good():
+    row = evaluation_row(selected_tools=["web_search"], expected_tools=["web_search"],
+                         source_payloads={"web_search": EMPTY_WEB}, assessment=GOOD_ASSESSMENT)
+    assert row["data_quality_score"] == 0.0
+    assert row["overall_score"] <= 0.7 and row["eval_status"] != "good"
+    assert "no evidence found" in row["data_reasoning"] and "found nothing (no records): web_search" in row["data_reasoning"]
+
+
+@given(st.dictionaries(st.sampled_from(list(EXPECTED_FIELDS)), st.none() | st.fixed_dictionaries({})),
+       st.lists(st.sampled_from([*EXPECTED_FIELDS, "calc"]), max_size=6))
+def test_data_quality_without_records_is_zero_whatever_was_selected(payloads, selected):
+    r = data_quality(selected, payloads)
+    assert r.score == 0.0 and not r.evidence

@@ -10,7 +10,7 @@ import evaluators
 PUBLIC = {
     # constants
     "AGENT_WEIGHTS", "CRITERIA", "DIMENSIONS", "EXPECTED_FIELDS", "JUDGE_SYSTEM_PROMPT", "QUALITY_WEIGHTS",
-    "REQUIRED_ASSESSMENT_FIELDS", "RISK_LEVELS", "RUBRIC",
+    "RECORD_FIELDS", "REQUIRED_ASSESSMENT_FIELDS", "RISK_LEVELS", "RUBRIC",
     # result types and classes
     "AnswerQuality", "Consistency", "Criterion", "CriterionResult", "CrossModelAgreement", "DataQuality", "EvalStatus", "EvaluationRunner",
     "IntentCorrectness", "JudgeResult", "JudgeVerdict", "LLMJudge", "MonitorMetrics", "PairwiseResult",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import statistics
 from itertools import combinations
 
 import pytest
@@ -138,3 +139,34 @@ def test_aggregate_ignores_order(values, rnd):
 def test_composite_in_unit_interval(p, i, wp, wi):
     if wp + wi > 0:
         assert 0.0 <= composite_score(p, i, wp, wi) <= 1.0
+
+
+@pytest.mark.parametrize("values, std", [([1e200, -1e200], 1e200), ([1e300, -1e300, 1e300], statistics.pstdev([1e300, -1e300, 1e300])),
+                                         ([1.7e308, -1.7e308, -1.7e308], statistics.pstdev([1.7e308, -1.7e308, -1.7e308]))])
+def test_aggregate_of_a_spread_beyond_1e154_is_computed_not_an_overflow(values, std):
+    s = aggregate(values)
+    assert s.std_dev == pytest.approx(std)
+    assert s.mean == pytest.approx(statistics.mean(values), abs=1e-300 * max(abs(v) for v in values))
+
+
+def test_median_of_two_values_near_the_float_limit_stays_finite():
+    assert aggregate([1.7e308, 1.7e308]).median == 1.7e308
+
+
+@pytest.mark.parametrize("values", [[1e200, -1e200], [1.7e308, -1.7e308]])
+def test_a_variance_beyond_the_float_range_is_the_documented_value_error(values):
+    with pytest.raises(ValueError, match="float range"):
+        population_variance(values)
+
+
+def test_cost_delta_of_a_huge_spread_is_computed_or_a_value_error():
+    assert cost_delta([1e200, -1e200]) == 2e200
+    with pytest.raises(ValueError, match="float range"):
+        cost_delta([1.7e308, -1.7e308])
+
+
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=20))
+def test_aggregate_never_overflows_and_agrees_with_statistics(values):
+    s = aggregate(values)
+    assert math.isfinite(s.std_dev) and math.isfinite(s.mean)
+    assert s.std_dev == pytest.approx(statistics.pstdev(values), rel=1e-9, abs=1e-300)

@@ -4,6 +4,7 @@ graph metrics (networkx), including on the event graph of a captured run."""
 from __future__ import annotations
 
 import math
+import statistics
 
 import networkx as nx
 import pytest
@@ -172,8 +173,9 @@ def test_coordination_centrality_of_directed_graph_stays_in_unit_interval():
     assert all(0.0 <= v <= 1.0 for v in coordination_centrality(g).values())
 
 
-def test_task_distribution_balance_uses_population_std():
-    assert task_distribution_balance({"a": 2, "b": 4}) == pytest.approx(1 - 1 / 3)
+def test_task_distribution_balance_uses_the_sample_std_as_seed_000_does():
+    assert task_distribution_balance({"a": 2, "b": 4}) == pytest.approx(1 - statistics.stdev([2, 4]) / 3)
+    assert task_distribution_balance({"a": 2, "b": 4}) == pytest.approx(1 - math.sqrt(2) / 3)
     assert task_distribution_balance({"a": 5}) == 1.0
     assert task_distribution_balance({"a": 0, "b": 0}) == 1.0
     assert task_distribution_balance({"a": 0, "b": 0, "c": 9}) == 0.0

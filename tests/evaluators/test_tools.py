@@ -189,3 +189,17 @@ def test_duplicated_calls_count_as_a_multiset(a):
     r = tool_call_match(a + a, a, "exact")
     if a:
         assert r.recall == 1.0 and r.precision == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("mode", ["exact", "subset", "superset"])
+@pytest.mark.parametrize("actual, expected", [({"flag": True}, {"flag": 1}), ({"flag": False}, {"flag": 0}),
+                                              ({"flags": [True]}, {"flags": [1]}), ({"x": {"on": 0}}, {"x": {"on": False}})])
+def test_a_boolean_argument_never_matches_a_number(mode, actual, expected):
+    assert tool_call_match([{"name": "t", "args": actual}], [{"name": "t", "args": expected}], mode).f1 == 0.0
+
+
+@pytest.mark.parametrize("mode", ["exact", "subset", "superset"])
+def test_arguments_compare_as_json_values(mode):
+    same = [({"flag": True}, '{"flag": true}'), ({"n": 1}, {"n": 1.0}), ({"k": (1, 2)}, {"k": [1, 2]})]
+    for actual, expected in same:
+        assert tool_call_match([{"name": "t", "args": actual}], [{"name": "t", "args": expected}], mode).f1 == 1.0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from python_calamine import CalamineWorkbook
 
@@ -37,7 +39,10 @@ def test_repeated_run_options_select_those_runs(filled, tmp_path):
     ((), "nothing to do"),
     (("--out", "{tmp}/book.csv"), "must end in .xlsx"),
     (("--out", "{tmp}/missing/book.xlsx"), "does not exist"),
-    (("--out", "{tmp}/book.xlsx", "--run", "run-9"), "unknown run id(s) in the store: run-9"),
+    (("--out", "{tmp}"), "is a directory"),
+    (("--out", "{tmp}/book.xlsx", "--gsheet", ""), "not a spreadsheet id"),
+    (("--out", "{tmp}/book.xlsx", "--run", "run-9"), "unknown run id(s) in the store: 'run-9'"),
+    (("--out", "{tmp}/book.xlsx", "--run", ""), "unknown run id(s) in the store: ''"),
 ])
 def test_bad_input_is_one_line_and_exit_code_2(filled, tmp_path, capsys, args, message):
     code = run_cli(*(a.format(tmp=tmp_path) for a in args), "--store", str(filled.path))
@@ -88,3 +93,16 @@ def test_gsheet_header_mismatch_is_exit_code_2(filled, sheets_server, tmp_path, 
     assert "does not match the schema" in capsys.readouterr().err
     assert sheets_server.count("append") == 0
     assert sheet("runs").name in sheets_server.titles(sid)
+
+
+def test_an_out_path_without_permission_is_exit_code_2_before_the_store_is_read(filled, unwritable_dir, capsys):
+    assert run_cli("--out", str(unwritable_dir / "book.xlsx"), "--store", str(filled.path)) == 2
+    err = capsys.readouterr().err
+    assert "--out" in err and err.count("\n") == 1
+
+
+def test_the_help_says_the_whole_store_is_exported_unless_runs_are_named(capsys):
+    with pytest.raises(SystemExit):
+        main(["export", "--help"])
+    text = " ".join(re.sub("[│╭╮╰╯─]", " ", capsys.readouterr().out).split())
+    assert "Every run of the store is exported, or only those given with --run" in text

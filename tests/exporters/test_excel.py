@@ -278,3 +278,22 @@ def test_the_workbook_gets_the_usual_file_permissions_not_the_temporary_files(tm
     finally:
         os.umask(mask)
     assert stat.S_IMODE(out.stat().st_mode) == 0o644
+
+
+def test_floats_are_shown_rounded_while_the_cell_keeps_the_exact_value(store, tmp_path):
+    import openpyxl
+
+    store.write("evaluations", [{"run_id": "r1", "overall_score": 0.9999999999999999, "duration_ms": 1.8423020001137}])
+    store.write("llm_calls", [{"run_id": "r1", "total_cost": 0.000118, "total_tokens": 7}])
+    out = write_excel(store, tmp_path / "runs.xlsx").path
+    book = openpyxl.load_workbook(out)
+    evaluations = {c.value: i for i, c in enumerate(book["evaluations"][1])}
+    row = book["evaluations"][2]
+    assert row[evaluations["overall_score"]].value == 0.9999999999999999
+    assert row[evaluations["overall_score"]].number_format == "0.0##"
+    assert row[evaluations["duration_ms"]].number_format == "0.0"
+    calls = {c.value: i for i, c in enumerate(book["llm_calls"][1])}
+    assert book["llm_calls"][2][calls["total_cost"]].number_format == "0.00######"
+    assert book["llm_calls"][2][calls["total_tokens"]].number_format == "General"
+    assert CalamineWorkbook.from_path(str(out)).get_sheet_by_name("evaluations").to_python()[1][
+        evaluations["overall_score"]] == 0.9999999999999999  # what the audit reads

@@ -45,8 +45,9 @@ def test_rows_arrive_once_with_one_append_per_touched_worksheet(sheets_server, s
     result = push(sheets_server, filled, sid, policy)
     assert_exactly_once(sheets_server, sid, filled)
     assert sheets_server.count("append") == len(SHEETS)
-    assert (sheets_server.count("metadata"), sheets_server.count("batchUpdate"), sheets_server.count("batchGet")) == (1, 1, 0)
-    assert result.requests == sheets_server.count() == len(SHEETS) + 2
+    # one batchUpdate lays the worksheets out, one more sets the number formats of the rows appended
+    assert (sheets_server.count("metadata"), sheets_server.count("batchUpdate"), sheets_server.count("batchGet")) == (1, 2, 0)
+    assert result.requests == sheets_server.count() == len(SHEETS) + 3
     assert result.retries == 0
     assert result.appended["runs"] == 4 and result.total_rows == 15 * 3 + 6
 
@@ -91,7 +92,7 @@ def test_a_new_run_goes_under_the_existing_rows_with_one_read_and_one_append_per
     result = push(sheets_server, store, sid, policy)
     assert result.appended["tool_calls"] == 4 and result.total_rows == 8
     assert sheets_server.count("append") == 4
-    assert (sheets_server.count("metadata"), sheets_server.count("batchGet"), sheets_server.count("batchUpdate")) == (1, 1, 0)
+    assert (sheets_server.count("metadata"), sheets_server.count("batchGet"), sheets_server.count("batchUpdate")) == (1, 1, 1)
     assert_exactly_once(sheets_server, sid, store)
 
 
@@ -168,7 +169,7 @@ def test_progress_is_reported_for_every_sheet_in_order(sheets_server, sid, fille
 
 
 def test_requests_are_paced_under_the_per_minute_write_quota(sheets_server, sid, store):
-    fill(store, 1, {"runs": 1, "tool_calls": 1, "plans": 1, "prompts": 1})  # 1 batchUpdate + 4 appends
+    fill(store, 1, {"runs": 1, "tool_calls": 1, "plans": 1, "prompts": 1})  # 1 layout + 4 appends + 1 formats
     now, sleeps = [0.0], []
 
     def sleep(seconds: float) -> None:
@@ -177,7 +178,7 @@ def test_requests_are_paced_under_the_per_minute_write_quota(sheets_server, sid,
 
     paced = SheetsPolicy(writes_per_minute=2, sleep=sleep, clock=lambda: now[0], timeout=5)
     push(sheets_server, store, sid, paced)
-    assert sleeps == [60.0, 60.0]  # writes at t = 0, 0, 60, 60, 120
+    assert sleeps == [60.0, 60.0]  # writes at t = 0, 0, 60, 60, 120, 120
     assert_exactly_once(sheets_server, sid, store)
 
 
@@ -202,3 +203,17 @@ def test_the_pushed_sheet_reads_back_through_gspread(sheets_server, sid, filled,
 def test_a_bad_spreadsheet_id_is_a_value_error(sheets_server, filled, policy, bad):
     with pytest.raises(ValueError, match="not a spreadsheet id"):
         push(sheets_server, filled, bad, policy)
+
+
+def test_float_columns_are_shown_rounded_and_keep_their_exact_values(sheets_server, sid, store, policy):
+    store.write("evaluations", [{"run_id": "r1", "overall_score": 0.9999999999999999, "duration_ms": 1.8423020001137}])
+    store.write("llm_calls", [{"run_id": "r1", "total_cost": 0.000118, "total_tokens": 7}])
+    push(sheets_server, store, sid, policy)
+    evaluations = sheet("evaluations").all_column_names
+    row = sheets_server.values(sid, "evaluations")[1]
+    assert row[evaluations.index("overall_score")] == 0.9999999999999999  # RAW: the exact value
+    assert sheets_server.number_format(sid, "evaluations", 1, evaluations.index("overall_score")) == "0.0##"
+    assert sheets_server.number_format(sid, "evaluations", 1, evaluations.index("duration_ms")) == "0.0"
+    calls = sheet("llm_calls").all_column_names
+    assert sheets_server.number_format(sid, "llm_calls", 1, calls.index("total_cost")) == "0.00######"
+    assert sheets_server.number_format(sid, "llm_calls", 1, calls.index("total_tokens")) is None  # integers as they are

@@ -79,7 +79,7 @@ def test_a_lost_answer_to_the_layout_request_does_not_create_worksheets_twice(sh
     sheets_server.fail("batchUpdate", status=503, apply=True)
     result = push(sheets_server, filled, sid, policy)
     assert sheets_server.titles(sid).count("runs") == 1 and len(sheets_server.titles(sid)) == 16
-    assert sheets_server.count("batchUpdate") == 1  # the re-read metadata showed it had landed
+    assert sheets_server.count("batchUpdate") == 2  # layout once (the re-read metadata showed it had landed), then formats
     assert len(result.created) == 15
     assert_exactly_once(sheets_server, sid, filled)
 

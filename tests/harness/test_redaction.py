@@ -74,7 +74,7 @@ def test_secrets_in_prompts_tool_payloads_and_errors_never_reach_rows_or_spans(t
 
     with harness.run(subject="secrets") as run:
         graphs.single_node(node).invoke({"log": []}, run.config)
-    dump = "".join(frame.to_json() for frame in harness.sheets([run.run_id]).values())
+    dump = "".join(frame.to_json(date_format="iso") for frame in harness.sheets([run.run_id]).values())
     spans = "".join(str(dict(s.attributes)) + str(s.events) + str(s.status.description)
                     for s in exporter.get_finished_spans())
     for text in (dump, spans):
@@ -90,6 +90,6 @@ def test_rows_appended_to_a_finished_run_are_redacted_inside_json_cells_too(tmp_
         graphs.single_node(lambda s: {"log": ["x"]}).invoke({"log": []}, run.config)
     harness.log(run.run_id, "cross_model_eval", [{"model_results": {"m": {"note": SECRETS["groq"]}},
                                                   "llm_judge_analysis": SECRETS["bearer"]}])
-    dump = harness.sheets([run.run_id])["cross_model_eval"].to_json()
+    dump = harness.sheets([run.run_id])["cross_model_eval"].to_json(date_format="iso")
     assert REDACTED in dump and "abcdefghijklmnopqrstuvwxyz0123456789" not in dump
     assert "eyJhbGciOiJIUzI1NiJ9" not in dump

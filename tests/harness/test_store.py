@@ -179,3 +179,34 @@ def test_rows_are_filtered_limited_and_ordered_in_the_store(tmp_path, monkeypatc
         {"run_id": "r0", "total_steps": 0}, {"run_id": "r1", "total_steps": 1}]
     with pytest.raises(KeyError, match="no column 'nope'"):
         list(store.rows("runs", where={"nope": 1}))
+
+
+def test_a_replaced_row_keeps_its_place_in_the_sheet(tmp_path):
+    store = Store(tmp_path / "runs.db")
+    store.write("log_tests", [{"row_key": f"r{i}:log_tests", "run_id": f"r{i}", "runs": 1} for i in range(3)])
+    store.replace("log_tests", [{"row_key": "r0:log_tests", "run_id": "r0", "runs": 1, "consistency_scores": 1},
+                                {"row_key": "r3:log_tests", "run_id": "r3", "runs": 1}])
+    rows = list(store.rows("log_tests"))
+    assert [r["run_id"] for r in rows] == ["r0", "r1", "r2", "r3"]
+    assert rows[0]["consistency_scores"] == 1 and rows[1]["consistency_scores"] is None
+
+
+def test_sheets_hold_timestamps_as_utc_datetimes(tmp_path):
+    import pandas as pd
+
+    store = Store(tmp_path / "runs.db")
+    store.write("runs", [{"run_id": "r1", "started_at": "2025-03-01T09:30:00.123456+00:00",
+                          "completed_at": "2025-03-01T11:30:00+02:00", "timestamp": None}])
+    runs = store.sheets()["runs"]
+    for column in ("started_at", "completed_at", "timestamp"):
+        assert isinstance(runs[column].dtype, pd.DatetimeTZDtype) and str(runs[column].dt.tz) == "UTC"
+    assert runs["started_at"][0] == pd.Timestamp("2025-03-01 09:30:00.123456", tz="UTC")
+    assert runs["completed_at"][0] == pd.Timestamp("2025-03-01 09:30:00", tz="UTC")
+    assert pd.isna(runs["timestamp"][0])
+    assert isinstance(store.sheets()["plans"]["created_at"].dtype, pd.DatetimeTZDtype)  # empty sheets too
+
+
+def test_a_timestamp_column_holding_other_text_stays_text(tmp_path):
+    store = Store(tmp_path / "runs.db")
+    store.write("plans", [{"run_id": "r1", "created_at": "yesterday"}])
+    assert list(store.sheets()["plans"]["created_at"]) == ["yesterday"]

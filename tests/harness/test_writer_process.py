@@ -113,7 +113,7 @@ def test_a_secret_put_in_the_environment_after_the_writer_process_started_is_red
     run_with_payload(harness, "warm-up")  # the writer process is running from here on
     monkeypatch.setenv("LATE_SERVICE_TOKEN", "late-s3cr3t-value")
     run_id = run_with_payload(harness, "use late-s3cr3t-value", subject="late-s3cr3t-value")
-    dump = "".join(frame.to_json() for frame in harness.sheets([run_id]).values())
+    dump = "".join(frame.to_json(date_format="iso") for frame in harness.sheets([run_id]).values())
     assert REDACTED in dump and "late-s3cr3t-value" not in dump
 
 

@@ -2,7 +2,7 @@
 
 It implements what gspread sends for our exports and audits -- the OAuth token exchange of
 a service account, spreadsheet metadata, ``:batchUpdate`` (addSheet, updateSheetProperties,
-updateCells, updateDimensionProperties), ``values`` get / batchGet / update / append --
+updateCells, updateDimensionProperties, repeatCell with a number format), ``values`` get / batchGet / update / append --
 keeps the cells in memory, records every request, and can be told to fail chosen requests:
 answer a status (429, 500, an HTML 502), or apply the request and then hang or drop the
 connection (the "lost response" that makes appends ambiguous).
@@ -69,6 +69,7 @@ class Worksheet:
     frozen_rows: int = 0
     cells: list[list[Any]] = field(default_factory=list)
     hidden_columns: set[int] = field(default_factory=set)
+    number_formats: dict[tuple[int, int], str] = field(default_factory=dict)  # (row, column) -> pattern
 
     def properties(self, index: int) -> dict[str, Any]:
         grid = {"rowCount": self.rows, "columnCount": self.cols}
@@ -375,6 +376,10 @@ class SheetsServer:
         with self._lock:
             return [ws.title for ws in self._spreadsheets[spreadsheet_id].sheets]
 
+    def number_format(self, spreadsheet_id: str, title: str, row: int, column: int) -> str | None:
+        """The number format pattern of a cell (0-based row and column), None when unset."""
+        return self.worksheet(spreadsheet_id, title).number_formats.get((row, column))
+
     def worksheet(self, spreadsheet_id: str, title: str) -> Worksheet:
         """The live worksheet model (grid size, frozen rows, hidden columns, cells)."""
         return self._spreadsheets[spreadsheet_id].worksheet(title)
@@ -463,7 +468,8 @@ class SheetsServer:
 
     def _batch_update(self, book: Spreadsheet, body: dict[str, Any]) -> dict[str, Any]:
         staged = [Worksheet(ws.sheet_id, ws.title, ws.rows, ws.cols, ws.frozen_rows,
-                            [list(r) for r in ws.cells], set(ws.hidden_columns)) for ws in book.sheets]
+                            [list(r) for r in ws.cells], set(ws.hidden_columns), dict(ws.number_formats))
+                  for ws in book.sheets]
         trial = Spreadsheet(book.id, book.title, staged)  # all requests apply, or none
         replies = [self._apply_one(trial, request) for request in body.get("requests", [])]
         book.sheets = trial.sheets
@@ -507,6 +513,16 @@ class SheetsServer:
                 ws.hidden_columns.update(span)
             else:
                 ws.hidden_columns.difference_update(span)
+            return {}
+        if kind == "repeatCell":
+            grid = spec["range"]
+            ws = book.by_id(grid["sheetId"])
+            fmt = spec["cell"]["userEnteredFormat"]["numberFormat"]
+            if spec.get("fields") != "userEnteredFormat.numberFormat" or fmt.get("type") != "NUMBER":
+                raise _Fail(400, "Invalid requests[0].repeatCell: only number formats are implemented locally")
+            for r in range(grid.get("startRowIndex", 0), grid.get("endRowIndex", ws.rows)):
+                for c in range(grid.get("startColumnIndex", 0), grid.get("endColumnIndex", ws.cols)):
+                    ws.number_formats[(r, c)] = fmt["pattern"]
             return {}
         raise _Fail(400, f"request {kind!r} is not implemented by the local server")
 

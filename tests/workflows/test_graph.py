@@ -5,8 +5,9 @@ import threading
 
 from harness import AGENT_NAMES
 from tests.support.data_server import serve_data
-from workflows import build_graph
+from workflows import OfflineAnalyst, build_graph
 from workflows._live import LiveSources
+from workflows._sources import NO_EVIDENCE_CONFIDENCE
 
 CREDIT_SHEETS = ("runs", "langgraph_events", "llm_calls", "tool_calls", "assessments", "evaluations", "tool_selections",
                  "data_sources", "plans", "prompts", "llm_judge_results", "agent_metrics", "log_tests")
@@ -145,3 +146,40 @@ def test_concurrent_runs_keep_their_rows_apart(harness, graph):
         assert len(sheets["assessments"][sheets["assessments"]["run_id"] == run_id]) == 1
     private = sheets["tool_calls"][sheets["tool_calls"]["run_id"] == runs["Blue Harbor Logistics"]]
     assert sorted(private["tool_name"]) == ["court_listener", "web_search"]
+
+
+def test_a_run_whose_tools_found_nothing_is_not_a_good_assessment(run_credit):
+    run, out, sheets = run_credit("Totally Unknown Widgets LLC")
+    evaluation = sheets["evaluations"].iloc[0]
+    assert evaluation["data_quality_score"] == 0.0 and evaluation["eval_status"] != "good"
+    assert "no evidence found" in evaluation["data_reasoning"]
+    assert out["assessment"]["confidence"] <= 0.2
+    assert sheets["runs"].iloc[0]["note"] == "no evidence found: web_search returned no records"
+    judge = sheets["llm_judge_results"].iloc[0]
+    assert judge["data_utilization_score"] == 0.0 and judge["accuracy_score"] <= 0.2 and judge["eval_status"] != "good"
+
+
+class Overconfident(OfflineAnalyst):
+    """An analyst that claims 0.9 confidence whatever the data says."""
+
+    def _answer(self, prompt, tool, rng):
+        answer = super()._answer(prompt, tool, rng)
+        return {**answer, "confidence": 0.9} if "credit_score" in answer else answer
+
+
+def test_confidence_without_evidence_is_capped_whatever_the_model_claims(run_credit):
+    _, out, _ = run_credit("Totally Unknown Widgets LLC", model=Overconfident())
+    assert out["assessment"]["confidence"] == NO_EVIDENCE_CONFIDENCE
+    _, out, _ = run_credit("Acme Corp", model=Overconfident())
+    assert out["assessment"]["confidence"] == 0.9  # with evidence the model's confidence stands
+
+
+def test_a_live_source_skipped_for_a_missing_key_is_named_in_the_note(run_credit, monkeypatch):
+    monkeypatch.delenv("TAVILY_API_KEY", raising=False)
+    with serve_data() as server:
+        sources = LiveSources(keys={"finnhub": "k1", "court_listener": "k2"}, urls=server.urls)
+        _, out, sheets = run_credit("Acme Corp", sources=sources)
+        assert out["note"] == "web_search skipped: TAVILY_API_KEY is not set"
+        _, out, sheets = run_credit("Totally Unknown Widgets LLC", sources=sources)
+    assert sheets["runs"].iloc[0]["note"] == "no evidence found: web_search skipped: TAVILY_API_KEY is not set"
+    assert sheets["evaluations"].iloc[0]["data_quality_score"] == 0.0

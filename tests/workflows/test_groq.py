@@ -73,7 +73,7 @@ def test_groq_run_is_labelled_and_priced_from_the_response(run_credit, groq):
     assert (llm["total_cost"] > 0).all()
     assert sheets["llm_judge_results"].iloc[0]["evaluation_cost"] > 0
     assert out["assessment"]["model"] == "llama-3.3-70b-versatile"
-    assert "gsk_test_secret_key" not in sheets["llm_calls"].to_json()
+    assert "gsk_test_secret_key" not in sheets["llm_calls"].to_json(date_format="iso")
 
 
 def test_secondary_model_is_really_the_secondary(groq, run_credit):

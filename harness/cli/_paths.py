@@ -1,0 +1,33 @@
+"""Output paths checked before any work starts, so a typo costs nothing."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from ._errors import UsageError
+
+
+def writable_file(path: Path, option: str, suffix: str | None = None) -> Path:
+    """``path`` if a file can be written there, else a :class:`UsageError` (exit 2) naming
+    the option and the reason: a wrong suffix, a directory, a missing directory, or no
+    permission (probed by creating and removing a file beside it, which also catches
+    read-only file systems and privileges that permission bits do not show)."""
+    shown = f"{option} {str(path)!r}"
+    if path.is_dir():
+        raise UsageError(f"{shown} is a directory; give a file name")
+    if suffix is not None and path.suffix.lower() != suffix:
+        raise UsageError(f"{shown}: the file name must end in {suffix}")
+    parent = path.parent
+    if not parent.is_dir():
+        what = "is not a directory" if parent.exists() else "does not exist"
+        raise UsageError(f"{shown}: directory {str(parent)!r} {what}")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise UsageError(f"{shown}: permission denied")
+    try:
+        with tempfile.NamedTemporaryFile(dir=parent, prefix=f".{path.name}.", suffix=".check"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{shown}: cannot write in {str(parent)!r} ({exc.strerror or exc})") from None
+    return path

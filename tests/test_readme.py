@@ -1,0 +1,122 @@
+"""The README's examples run as shown, and every command, option and variable it names exists.
+
+Lines that need a service a test cannot reach (Groq, Google, a span collector, the live
+data APIs) are not run here; the behaviour they show is tested against local servers that
+speak those protocols (tests/workflows/test_groq.py, tests/exporters/test_sheets.py,
+tests/harness/test_otlp_endpoint.py, tests/workflows/test_live_sources.py), and their
+commands and options are checked to exist below.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer.main
+
+from harness import Store
+from harness.cli import app, main
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+#: A block setting up any of these, or a line using any of the options, needs a service the
+#: tests cannot reach (or, for pip, the network).
+EXTERNAL_BLOCKS = ("GROQ_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS", "OTEL_", "pip install")
+EXTERNAL_LINES = ("--gsheet", "--sources live")
+
+
+def blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", README, flags=re.S)
+
+
+def command_lines(block: str) -> list[str]:
+    return [line.split("  #")[0].strip() for line in block.splitlines() if line.strip().startswith("harness ")]
+
+
+def run_cli(line: str, **values: str) -> int:
+    for name, value in values.items():
+        line = line.replace(name, value)
+    with pytest.raises(SystemExit) as done:
+        main(shlex.split(line)[1:])
+    return done.value.code
+
+
+@pytest.fixture
+def clean_env(tmp_path, monkeypatch):
+    for name in list(os.environ):
+        if name.startswith(("HARNESS_", "OTEL_", "GROQ_", "GOOGLE_")):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_the_python_example_traces_scores_and_exports_a_run_and_harness_wrap_runs_it(clean_env, capsys):
+    (python,) = blocks("python")
+    (clean_env / "my_agent.py").write_text(python, encoding="utf-8")
+    done = subprocess.run([sys.executable, "my_agent.py"], cwd=clean_env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "overall_score" in done.stdout and "completed" in done.stdout
+    assert (clean_env / "my_runs.xlsx").exists()
+    (run,) = Store(clean_env / "my_runs.db").rows("agent_metrics")
+    assert (run["tool_choice_correctness"], run["trajectory_match"], run["overall_score"]) == (1.0, 1.0, 1.0)
+    (wrap,) = [line for block in blocks("bash") for line in command_lines(block) if line.startswith("harness wrap")]
+    sys.modules.pop("my_agent", None)
+    try:
+        assert run_cli(wrap) == 0
+    finally:
+        sys.modules.pop("my_agent", None)
+    assert "harness wrap my_agent:graph" in capsys.readouterr().out
+
+
+def test_the_shell_examples_run_as_shown(clean_env, capsys):
+    (clean_env / "companies.txt").write_text("Contoso Ltd\n# a comment\nBlue Harbor Logistics\n", encoding="utf-8")
+    ran = []
+    for block in blocks("bash"):
+        if any(marker in block for marker in EXTERNAL_BLOCKS):
+            continue
+        for line in command_lines(block):
+            if line.startswith("harness wrap") or any(option in line for option in EXTERNAL_LINES):
+                continue  # wrap needs the Python example's module: the test above runs it
+            run_id = next(iter(Store(clean_env / "harness.db").run_ids()), "") if "RUN_ID" in line else ""
+            assert run_cli(line, RUN_ID=run_id) == 0, (line, capsys.readouterr().err)
+            ran.append(line.split()[1])
+    assert {"run", "audit", "export"} <= set(ran)
+    assert (clean_env / "report.html").exists() and (clean_env / "everything.xlsx").exists()
+
+
+def _options() -> dict[str, set[str]]:
+    group = typer.main.get_command(app)
+    return {name: {opt for p in cmd.params for opt in getattr(p, "opts", []) + getattr(p, "secondary_opts", [])}
+            for name, cmd in group.commands.items()}
+
+
+def test_every_command_and_option_the_readme_shows_exists():
+    options = _options()
+    for block in blocks("bash"):
+        for line in command_lines(block):
+            words = shlex.split(line.replace("$(", "").replace(")", ""))
+            assert words[1] in options, f"README shows an unknown command: {line}"
+            unknown = [w.split("=")[0] for w in words[2:] if w.startswith("--") and w.split("=")[0] not in options[words[1]]]
+            assert unknown == [], f"README shows options `harness {words[1]}` does not have: {unknown}"
+    mentioned = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", README))
+    known = set().union(*options.values()) | {"--debug"}
+    assert mentioned - known == set()
+
+
+def test_the_configuration_table_lists_every_variable_of_env_example():
+    listed = set(re.findall(r"^([A-Z][A-Z0-9_]+)=", (ROOT / ".env.example").read_text(encoding="utf-8"), flags=re.M))
+    section = README.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    in_table = set(re.findall(r"`([A-Z][A-Z0-9_]+)`", section))
+    assert listed == in_table
+
+
+def test_the_readme_points_at_nothing_a_clone_does_not_have():
+    for target in re.findall(r"\]\(([^)#]+)\)", README):
+        if not target.startswith("http"):
+            assert (ROOT / target).exists(), target
+    assert not re.search(r"DESIGN|seed \d|/work/", README)
