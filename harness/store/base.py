@@ -176,8 +176,8 @@ class Store:
 
     @contextlib.contextmanager
     def transaction(self, *, immediate: bool = False) -> Iterator[None]:
-        """One explicit transaction (nestable: inner uses join the outer one), committed on
-        success and rolled back on error. ``immediate`` takes the write lock at its start,
+        """One explicit transaction, committed on success and rolled back on error; a nested
+        one is a savepoint of the outer one, so its failure undoes only its own part. ``immediate`` takes the write lock at its start,
         for a transaction that reads and then writes what it read (a migration)."""
         raise NotImplementedError
         yield  # pragma: no cover

@@ -107,12 +107,18 @@ class SQLiteStore(Store):
         """Every write goes through one, so the savepoints of :meth:`write_many` live inside a
         real transaction instead of each committing alone."""
         with self._lock:
-            if self._depth:
+            if self._depth:  # nested: a savepoint, so a failure inside undoes only its own part
+                name = f"tx{self._depth}"
+                self._conn.execute(f"SAVEPOINT {name}")
                 self._depth += 1
                 try:
                     yield
+                except BaseException:
+                    self._conn.execute(f"ROLLBACK TO SAVEPOINT {name}")
+                    raise
                 finally:
                     self._depth -= 1
+                    self._conn.execute(f"RELEASE SAVEPOINT {name}")
                 return
             self._conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
             self._depth = 1

@@ -10,7 +10,8 @@ not pickle, that it cannot read, or that is outstanding when it dies is written 
 instead (rows have idempotent keys, so a half-written run is completed, never doubled); a
 writer process that stops answering is killed and replaced by writing in the host.
 
-Frames, both ways, are ``kind (1 byte), sequence number, length`` then ``length`` bytes:
+This module is the host's side; :mod:`.worker` is the writer process's. Frames, both ways,
+are ``kind (1 byte), sequence number, length`` then ``length`` bytes:
 ``R`` a record, ``S`` a sync marker; answers ``H`` the greeting (always first: a program
 that answers anything else is not a writer process), ``A`` written (length = harness errors
 met), ``L`` write it in the host, ``S`` every frame before the marker is done.
@@ -24,17 +25,13 @@ import dataclasses
 import logging
 import operator
 import os
-import pickle
 import select
-import signal
 import struct
 import subprocess
 import sys
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
-from typing import BinaryIO
 
 try:
     import fcntl
@@ -43,20 +40,19 @@ except ImportError:  # not POSIX: the pipe keeps its default size
 
 from ..tracing.events import Event
 from ..tracing.frozen import dumps, register
-from ..tracing.record import RunRecord, write_record
+from ..tracing.record import RunRecord
 from .sink import RecordSink
 
 logger = logging.getLogger("harness")
 
 FRAME = struct.Struct("!cQI")
 STALL_SECONDS = 120.0  # a writer process silent this long with work outstanding is replaced
-_BOOT = "import sys; sys.path.extend(sys.argv[1:]); from harness.writers.process import main; main()"
+_BOOT = "import sys; sys.path.extend(sys.argv[1:]); from harness.writers.worker import main; main()"
 #: The writer process's first frame: anything else on its stdout is not a writer process.
 HELLO = FRAME.pack(b"H", int.from_bytes(b"harness", "big"), 1)
 START_SECONDS = 30.0  # a writer process not greeting within this long is replaced
 MAX_FRAME_BYTES = (1 << 32) - 1  # a record pickled larger than this is written in the host
 PIPE_BYTES = 1 << 20  # asked of the kernel for the pipe to the writer process
-_OPEN_STORES = 8
 
 _event_fields = operator.attrgetter(*(f.name for f in dataclasses.fields(Event)))
 _record_fields = operator.attrgetter(*(f.name for f in dataclasses.fields(RunRecord)))
@@ -349,49 +345,3 @@ def _after_fork_in_child() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-# --- the writer process itself -----------------------------------------------------------
-
-def _read_exactly(stream: BinaryIO, size: int) -> bytes:
-    return stream.read(size) if size else b""
-
-
-def main() -> None:
-    from ..store import Store
-    from ..tracing.telemetry import flush_own_providers
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the host decides when to stop (stdin closes)
-    answers = os.fdopen(os.dup(1), "wb", buffering=0)
-    os.dup2(2, 1)  # anything printed by a library goes to stderr, never into the answers
-    answers.write(HELLO)
-    requests = sys.stdin.buffer
-    stores: OrderedDict[str, Store] = OrderedDict()
-    while True:
-        header = _read_exactly(requests, FRAME.size)
-        if len(header) < FRAME.size:
-            flush_own_providers()
-            return
-        kind, seq, length = FRAME.unpack(header)
-        payload = _read_exactly(requests, length)
-        if kind == b"S":  # done means exported too: spans this process made go out now
-            flush_own_providers()
-            answers.write(FRAME.pack(b"S", seq, 0))
-            continue
-        try:
-            path, record = pickle.loads(payload)
-            before = record.errors
-        except Exception:  # noqa: BLE001 - the host writes it
-            logger.debug("cannot read a run record; the host writes it", exc_info=True)
-            answers.write(FRAME.pack(b"L", seq, 0))
-            continue
-        try:
-            store = stores.pop(path, None) or Store(path)
-            stores[path] = store
-            while len(stores) > _OPEN_STORES:
-                stores.popitem(last=False)[1].close()
-            write_record(record, store)
-        except Exception:  # noqa: BLE001
-            record.count_error("opening the store")
-        answers.write(FRAME.pack(b"A", seq, record.errors - before))
-

@@ -1,0 +1,130 @@
+"""The writer process's side of :mod:`.process`: read records from the host, store their
+rows, answer.
+
+Records are written in batches: once one has arrived, those that follow within a short
+window (or are already waiting in the pipe) join it, and each store's share of a batch is
+written in one transaction that takes the write lock at its start. When several host
+processes share one SQLite file, each writer process then takes the lock once per batch
+instead of once per run, which is what lets them share it without waiting on each other
+most of the time. A run's rows still commit together or not at all.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import select
+import signal
+import sys
+import time
+from collections import OrderedDict
+
+from ..store import Store
+from ..tracing.record import RunRecord, write_record
+from ..tracing.telemetry import flush_own_providers
+from .process import FRAME, HELLO
+
+logger = logging.getLogger("harness")
+
+OPEN_STORES = 8  # stores kept open at once
+BATCH_RUNS = 64  # records written in one transaction at most
+BATCH_BYTES = 16 << 20  # ... or this many bytes of them
+BATCH_WINDOW = 0.002  # seconds a batch waits for the next record once one has arrived
+
+
+class Requests:
+    """Frames from the host, read from a pipe without blocking past what is asked for."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = bytearray()
+        self.closed = False
+
+    def _fill(self, timeout: float | None) -> bool:
+        """Read what the pipe has (waiting up to ``timeout``; None: until something comes)."""
+        if self.closed:
+            return False
+        if timeout is not None and not select.select([self.fd], [], [], timeout)[0]:
+            return False
+        chunk = os.read(self.fd, 1 << 20)
+        if not chunk:
+            self.closed = True
+            return False
+        self.buffer += chunk
+        return True
+
+    def next(self, timeout: float | None) -> tuple[bytes, int, bytes] | None:
+        """The next whole frame, or None when none came within ``timeout`` (or the host closed)."""
+        while True:
+            if len(self.buffer) >= FRAME.size:
+                kind, seq, length = FRAME.unpack_from(self.buffer)
+                end = FRAME.size + length
+                if len(self.buffer) >= end:
+                    payload = bytes(self.buffer[FRAME.size:end])
+                    del self.buffer[:end]
+                    return kind, seq, payload
+            if not self._fill(timeout):
+                return None
+
+
+def main() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the host decides when to stop (stdin closes)
+    answers = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)  # anything printed by a library goes to stderr, never into the answers
+    answers.write(HELLO)
+    requests = Requests(sys.stdin.fileno())
+    stores: OrderedDict[str, Store] = OrderedDict()
+    while True:
+        frame = requests.next(None)
+        if frame is None:
+            flush_own_providers()
+            return
+        batch: list[tuple[int, str, RunRecord]] = []
+        size, deadline = 0, time.monotonic() + BATCH_WINDOW
+        while frame is not None:
+            kind, seq, payload = frame
+            if kind == b"S":  # done means stored and exported: what came before goes out now
+                _write(batch, stores, answers)
+                batch, size = [], 0
+                flush_own_providers()
+                answers.write(FRAME.pack(b"S", seq, 0))
+            else:
+                try:
+                    path, record = pickle.loads(payload)
+                except Exception:  # noqa: BLE001 - the host writes it
+                    logger.debug("cannot read a run record; the host writes it", exc_info=True)
+                    answers.write(FRAME.pack(b"L", seq, 0))
+                else:
+                    batch.append((seq, path, record))
+                    size += len(payload)
+            if len(batch) >= BATCH_RUNS or size >= BATCH_BYTES:
+                break
+            frame = requests.next(max(deadline - time.monotonic(), 0.0))
+        _write(batch, stores, answers)
+
+
+def _write(batch: list[tuple[int, str, RunRecord]], stores: OrderedDict[str, Store], answers) -> None:
+    """Each store's records in one transaction, then every record acknowledged in order (a
+    store's share that did not commit is handed back for the host to write)."""
+    before = {seq: record.errors for seq, _, record in batch}
+    returned: set[int] = set()
+    for path in dict.fromkeys(path for _, path, _ in batch):
+        records = [record for _, p, record in batch if p == path]
+        try:
+            store = stores.pop(path, None) or Store(path)
+            stores[path] = store
+            while len(stores) > OPEN_STORES:
+                stores.popitem(last=False)[1].close()
+            with store.transaction(immediate=True):
+                for record in records:
+                    write_record(record, store)
+        except Exception:  # noqa: BLE001 - the batch did not commit: the host writes these runs
+            logger.warning("harness writer process could not store %d run(s); the host writes them",
+                           len(records), exc_info=True)
+            returned.update(id(record) for record in records)
+    for seq, _, record in batch:
+        if id(record) in returned:
+            answers.write(FRAME.pack(b"L", seq, 0))
+        else:
+            answers.write(FRAME.pack(b"A", seq, record.errors - before[seq]))
