@@ -26,7 +26,7 @@ from .tracing import rows as _rows
 from .tracing.callback import HarnessCallbackHandler
 from .tracing.events import describe_error, is_control_flow
 from .tracing.record import RunRecord, build_rows, emit_record_spans, log_tests_row, now_iso, valid_row
-from .tracing.redact import Redactor
+from .tracing.redact import ExtraRule, extra_rules, host_redactor, portable
 from .tracing.telemetry import ENV_OTLP_ENDPOINT, resolve_tracer, span_destination
 from .tracing.verify import PROFILES
 from .writers import ENV_WRITER, WRITERS, RunWriter
@@ -47,6 +47,13 @@ class Harness:
     spends only the pickling of a run's record (the choice for a long-lived host); ``thread``,
     a background thread of the host (no process to start: the choice for one-shot commands);
     ``inline``, the caller, as the run ends.
+
+    ``redact`` adds the application's own secrets to what is redacted (see
+    :mod:`harness.tracing.secret_rules` for what always is): a regular expression (text or
+    compiled; its group ``secret``, if it has one, else the whole match becomes
+    ``[REDACTED]``), a function from text to text applied after the rules, or a list of
+    them. Runs of a harness with a function are written by a host thread, not the writer
+    process, which never imports application code.
     """
 
     def __init__(
@@ -55,10 +62,12 @@ class Harness:
         *,
         tracer_provider: trace.TracerProvider | None = None,
         writer: str | None = None,
+        redact: ExtraRule | Sequence[ExtraRule] | None = None,
     ) -> None:
         writer = (writer or os.environ.get(ENV_WRITER) or "process").strip().lower()
         if writer not in WRITERS:
             raise ValueError(f"writer must be one of {', '.join(WRITERS)}, not {writer!r} (argument or ${ENV_WRITER})")
+        self.redact_rules = extra_rules(redact)
         self.store = store if isinstance(store, Store) else Store(store)
         self.tracer_provider = tracer_provider
         self.writer = writer
@@ -118,7 +127,7 @@ class Harness:
         self.flush()
         s = sheet_named(sheet)
         company = next(iter(self.store.rows("runs", [run_id])), {}).get("company_name")
-        redact = Redactor()
+        redact = host_redactor(self.redact_rules)
         complete = []
         for row in rows:
             full = {"run_id": run_id, "company_name": company, "timestamp": now_iso(),
@@ -140,7 +149,7 @@ class Harness:
         if required is None:
             required = (previous or {}).get("required_sheets") or list(PROFILES.get(profile, ()))
         row = log_tests_row(run_id, runs_row.get("company_name"), self.store.counts(run_id), profile=profile,
-                            required=required, written=written, redact=Redactor(),
+                            required=required, written=written, redact=host_redactor(self.redact_rules),
                             written_rows=(previous or {}).get("written_rows"))
         self.store.replace("log_tests", [row])
         return row
@@ -272,7 +281,7 @@ class Run:
             phases=self.phases, thread_id=(self._user_config.get("configurable") or {}).get("thread_id"),
             verify=self.verify, status=self.status, error=self.error, result=dict(self.result),
             start_ns=self._start_ns, end_ns=end_ns, log=log, streamed=streamed, logged=logged,
-            errors=self._errors + self.handler.failures,
+            errors=self._errors + self.handler.failures, redact_extra=self.harness.redact_rules,
         )
 
     def _finish(self, exc: BaseException | None) -> None:
@@ -292,7 +301,7 @@ class Run:
             return
         record: RunRecord | None = None
         try:
-            process = writes.process()
+            process = writes.process() if portable(self.harness.redact_rules) else None
             spans = span_destination(self.harness.tracer_provider)
             if process is not None and spans != "host":
                 # No spans to make in the host: the record goes straight to the writer process

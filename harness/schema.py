@@ -215,6 +215,13 @@ EVAL_STATUSES: tuple[str, ...] = ("good", "average", "bad")
 VERIFICATION_STATUSES: tuple[str, ...] = ("pass", "partial", "fail")
 
 
+def truncation_marker(length: int) -> str:
+    """How a cell cut to a size limit ends (``…[truncated, {length} chars]``, ``length`` being
+    the whole value's length): previews in the store, cells in Excel and Google Sheets; the
+    audit recognises it."""
+    return f"…[truncated, {length} chars]"
+
+
 def sheet(name: str) -> Sheet:
     try:
         return SHEETS_BY_NAME[name]

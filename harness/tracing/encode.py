@@ -5,7 +5,13 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from ..schema import truncation_marker
+from .redact import REDACTED
+
+if TYPE_CHECKING:
+    from .redact import Redactor
 
 PREVIEW_CHARS = 10_000
 
@@ -63,11 +69,37 @@ def to_json(value: Any) -> str:
         return json.dumps(jsonable(value), separators=(",", ":"), ensure_ascii=False)
 
 
-def preview(value: Any, limit: int = PREVIEW_CHARS) -> str | None:
+def preview(value: Any, limit: int = PREVIEW_CHARS, redact: Redactor | None = None) -> str | None:
+    """``value`` as text (JSON unless it is text), redacted, then cut to ``limit`` (see :func:`cut`)."""
     if value is None:
         return None
-    text = value if isinstance(value, str) else to_json(value)
-    return text if len(text) <= limit else text[:limit]
+    return cut(value if isinstance(value, str) else to_json(value), limit, redact)
+
+
+def cut(text: str, limit: int, redact: Redactor | None = None, length: int | None = None) -> str:
+    """``text`` redacted, then, when longer than ``limit``, cut to at most ``limit``
+    characters ending with the visible marker ``…[truncated, N chars]`` (N = ``length``,
+    default ``len(text)``: the whole value's length).
+
+    Redaction comes first, over the kept part and ``redact.margin`` characters beyond it, so
+    a secret straddling the cut is recognised whole and no fragment of it survives (a rule
+    whose secret reaches the end of that window redacts it to the end). A caller that
+    encodes only part of a large value (a bounded encoder) must hand over at least its
+    first ``limit + redact.margin`` characters, and its whole ``length``.
+    """
+    total = len(text) if length is None else length
+    if total <= limit and len(text) <= limit:
+        return redact(text) if redact is not None else text
+    window = text[:limit + redact.margin] if redact is not None else text
+    if redact is not None:
+        window = redact(window)
+    marker = truncation_marker(total)
+    keep = max(0, limit - len(marker))
+    if len(window) <= keep:
+        return window + marker
+    # Never end inside a [REDACTED] (cut before it instead).
+    straddling = window.rfind(REDACTED, max(0, keep - len(REDACTED) + 1), keep + len(REDACTED) - 1)
+    return window[:keep if straddling == -1 else straddling] + marker
 
 
 def message_text(message: Any) -> str:

@@ -20,7 +20,7 @@ from opentelemetry import trace
 
 from . import rows as _rows
 from .events import Event, assemble
-from .redact import Redactor
+from .redact import Redactor, host_secrets, portable, redactor
 from .spans import emit_spans
 from .verify import total_sheets_logged, verification_status
 from ..schema import COUNTED_SHEETS, SHEET_NAMES, sheet as sheet_named
@@ -67,6 +67,8 @@ class RunRecord:
     spans: Mapping[UUID, tuple[str, str, str | None]] = field(default_factory=dict)
     #: values of secret-named environment variables in the host, for the redactor
     secrets: Sequence[str] | None = None
+    #: the application's own redaction rules (``Harness(redact=...)``)
+    redact_extra: tuple[Any, ...] = ()
     #: spans still to be made, over OTLP/HTTP to this endpoint (by whoever writes the record)
     otlp_endpoint: str | None = None
     #: the application's span context when the run started (trace id, span id, flags, remote)
@@ -79,6 +81,16 @@ class RunRecord:
             self.events = assemble(self.log, self.streamed)
             self.log, self.streamed = (), {}
         return self.events
+
+    def redactor(self) -> Redactor:
+        """The run's redactor: the rules, the host's environment secrets, the application's rules."""
+        secrets = self.secrets if self.secrets is not None else host_secrets()
+        return redactor(tuple(secrets), self.redact_extra)
+
+    @property
+    def portable(self) -> bool:
+        """Whether another process can write the run (see :func:`.redact.portable`)."""
+        return portable(self.redact_extra)
 
     def count_error(self, what: str) -> None:
         self.errors += 1
@@ -95,10 +107,11 @@ def valid_row(sheet: str, row: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in row.items() if k in allowed}
 
 
-def build_rows(record: RunRecord) -> dict[str, list[dict[str, Any]]]:
-    """The run's rows by sheet, before redaction: captured, logged, evaluated, and ``runs``."""
+def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, list[dict[str, Any]]]:
+    """The run's rows by sheet, before redaction (but for previews, scrubbed as they are cut
+    when ``redact`` is given): captured, logged, evaluated, and ``runs``."""
     ctx = _rows.RunContext(record.run_id, record.subject, record.agent_names, record.node_types,
-                           record.phases, record.spans)
+                           record.phases, record.spans, redact)
     tree, rows = _rows.captured_rows(ctx, record.assembled())
     seq: Counter[str] = Counter()
     for sheet, row, node_id in record.logged:
@@ -132,6 +145,14 @@ def build_rows(record: RunRecord) -> dict[str, list[dict[str, Any]]]:
             record.count_error("evaluation")
     rows["runs"] = [_runs_row(record, rows)]
     return rows
+
+
+def scrubbed_rows(record: RunRecord, redact: Redactor) -> dict[str, list[dict[str, Any]]]:
+    """The run's rows as they are stored: built, scrubbed, by sheet in spec order."""
+    rows = build_rows(record, redact)
+    for sheet, sheet_rows in rows.items():
+        _rows.redact_rows(sheet_rows, redact, _rows.PAYLOAD_COLUMNS if sheet in CAPTURED_SHEETS else None)
+    return {name: rows[name] for name in SHEET_NAMES if rows.get(name)}
 
 
 def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]]) -> dict[str, Any]:
@@ -181,7 +202,7 @@ def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]]) -> di
 def emit_record_spans(record: RunRecord, tracer: trace.Tracer, outer_span: trace.Span | None = None) -> None:
     """Make the run's spans (into ``record.spans``, which the rows then carry)."""
     try:
-        redact = Redactor(secrets=record.secrets)
+        redact = record.redactor()
         if outer_span is None and record.outer_context is not None:
             trace_id, span_id, flags, remote = record.outer_context
             outer_span = trace.NonRecordingSpan(
@@ -210,11 +231,8 @@ def write_record(record: RunRecord, store: Store) -> None:
         else:
             emit_record_spans(record, tracer)
     try:
-        redact = Redactor(secrets=record.secrets)
-        rows = build_rows(record)
-        for sheet, sheet_rows in rows.items():
-            _rows.redact_rows(sheet_rows, redact, _rows.PAYLOAD_COLUMNS if sheet in CAPTURED_SHEETS else None)
-        ordered = {name: rows[name] for name in SHEET_NAMES if rows.get(name)}
+        redact = record.redactor()
+        ordered = scrubbed_rows(record, redact)
         written = {name: len(sheet_rows) for name, sheet_rows in ordered.items()}
         stored: dict[str, int] = {}
         with store.transaction():  # the run's sheets and its log_tests row: one commit

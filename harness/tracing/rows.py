@@ -19,6 +19,7 @@ from uuid import UUID
 from .. import costs
 from .encode import jsonable, message_role, message_text, preview, to_json
 from .events import Event
+from .redact import Redactor
 
 GENERATED_BY_FW = "FW"
 
@@ -39,6 +40,8 @@ class RunContext:
     node_types: Mapping[str, str] = field(default_factory=dict)
     phases: Mapping[str, str] = field(default_factory=dict)
     span_ids: Mapping[UUID, tuple[str, str, str | None]] = field(default_factory=dict)  # trace, span, parent
+    #: scrubs previews before they are cut (the other payload cells are scrubbed whole later)
+    redact: Redactor | None = None
 
 
 @dataclass(slots=True)
@@ -301,7 +304,7 @@ def langgraph_event_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             **common,
             "row_key": f"{tree.text_id[e]}:start",
             "event_type": start_type,
-            "input_preview": preview(prompt_text(e) if is_llm else e.inputs),
+            "input_preview": preview(prompt_text(e) if is_llm else e.inputs, redact=ctx.redact),
             "status": "started",
             "timestamp": iso(e.start_ns),
         })
@@ -314,7 +317,7 @@ def langgraph_event_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "row_key": f"{tree.text_id[e]}:end",
             "event_type": _EVENT_TYPES[(e.kind, outcome)],
             "tokens": tokens,
-            "output_preview": preview(response_text(e) if is_llm else e.outputs),
+            "output_preview": preview(response_text(e) if is_llm else e.outputs, redact=ctx.redact),
             "duration_ms": e.duration_ms,
             "status": e.status,
             "error": e.error,
@@ -460,16 +463,17 @@ def captured_rows(ctx: RunContext, events: Sequence[Event]) -> tuple[Tree, dict[
     }
 
 
-#: Columns of captured rows that carry payloads (prompts, responses, tool I/O, errors);
-#: the other captured columns hold ids, names, numbers and enums the harness produced.
+#: Columns of captured rows that carry payloads (prompts, responses, tool I/O, errors) or
+#: the application's metadata; the other captured columns hold ids, names, numbers and enums
+#: the harness produced. Previews are scrubbed as they are cut (:func:`.encode.cut`).
 PAYLOAD_COLUMNS = frozenset({
-    "company_name", "prompt", "response", "reasoning", "context", "current_task", "input_preview",
-    "output_preview", "tool_input", "tool_output", "error", "system_prompt", "user_prompt", "variables_json",
-    "thread_id",
+    "company_name", "prompt", "response", "reasoning", "context", "current_task", "tool_input", "tool_output",
+    "error", "system_prompt", "user_prompt", "variables_json", "thread_id", "workflow", "batch_id", "experiment",
+    "case_id", "checkpoint_ns", "prompt_id", "prompt_name", "category", "workflow_phase", "call_type",
 })
 
 
-def redact_rows(rows: Iterable[dict[str, Any]], redact, columns: frozenset[str] | None = None) -> None:
+def redact_rows(rows: Iterable[dict[str, Any]], redact: Redactor, columns: frozenset[str] | None = None) -> None:
     """Scrub secrets in place from ``columns`` (default: every text and JSON cell).
 
     JSON values are turned into their JSON text first, so a secret inside a nested payload

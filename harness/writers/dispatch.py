@@ -55,7 +55,7 @@ class RunWriter:
     def persist(self, record: RunRecord, process: WriterProcess | None = None) -> None:
         """Store a finished run: through the writer process when there is one, else here."""
         process = process or self.process()
-        if process is not None:
+        if process is not None and record.portable:
             record.secrets = host_secrets()  # the host's environment, as of this run
             if process.submit(self, record):
                 self.sent_to.add(process)
