@@ -48,6 +48,10 @@ class Harness:
     a background thread of the host (no process to start: the choice for one-shot commands);
     ``inline``, the caller, as the run ends.
 
+    ``strict``: a store that cannot be used (not a database, read-only, full, locked) raises
+    :class:`StoreError` here; by default it logs one warning, counts an error and the graph
+    runs on, its runs kept in a bounded spool until the store can take them.
+
     ``redact`` adds the application's own secrets to what is redacted (see
     :mod:`harness.tracing.secret_rules` for what always is): a regular expression (text or
     compiled; its group ``secret``, if it has one, else the whole match becomes
@@ -63,15 +67,22 @@ class Harness:
         tracer_provider: trace.TracerProvider | None = None,
         writer: str | None = None,
         redact: ExtraRule | Sequence[ExtraRule] | None = None,
+        strict: bool = False,
     ) -> None:
         writer = (writer or os.environ.get(ENV_WRITER) or "process").strip().lower()
         if writer not in WRITERS:
             raise ValueError(f"writer must be one of {', '.join(WRITERS)}, not {writer!r} (argument or ${ENV_WRITER})")
         self.redact_rules = extra_rules(redact)
-        self.store = store if isinstance(store, Store) else Store(store)
+        # A store that cannot be used now does not stop the host (unless strict): its runs are
+        # spooled and written once it can be (see harness.store.spool).
+        self.store = store if isinstance(store, Store) else Store(store, lazy=not strict)
         self.tracer_provider = tracer_provider
         self.writer = writer
         self._writes = RunWriter(self.store, writer)
+        if self.store.problem is not None:
+            logger.warning("harness: %s; runs are kept in a spool until it can be written", self.store.problem)
+            self._writes.errors += 1
+            self._writes.spool.warned = True
 
     @property
     def errors(self) -> int:

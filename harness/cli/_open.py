@@ -14,6 +14,6 @@ def open_harness(store: str | None):
     from harness.writers import ENV_WRITER
 
     try:
-        return Harness(store=store, writer=None if os.environ.get(ENV_WRITER) else "thread")
+        return Harness(store=store, writer=None if os.environ.get(ENV_WRITER) else "thread", strict=True)
     except (ValueError, StoreError) as exc:
         raise UsageError(str(exc)) from None

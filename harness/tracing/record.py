@@ -8,6 +8,7 @@ same record is written in the host process or handed whole to the writer process
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -24,7 +25,7 @@ from .redact import Redactor, host_secrets, portable, redactor
 from .spans import emit_spans
 from .verify import total_sheets_logged, verification_status
 from ..schema import COUNTED_SHEETS, SHEET_NAMES, sheet as sheet_named
-from ..store import Store
+from ..store import Spool, Store, StoreUnavailable
 
 logger = logging.getLogger("harness")
 
@@ -216,8 +217,9 @@ def emit_record_spans(record: RunRecord, tracer: trace.Tracer, outer_span: trace
         record.count_error("span export")
 
 
-def write_record(record: RunRecord, store: Store) -> None:
-    """Build, scrub and store the run's rows and its ``log_tests`` row in one transaction.
+def write_record(record: RunRecord, store: Store, spool: Spool | None = None) -> None:
+    """Build, scrub and store the run's rows and its ``log_tests`` row in one transaction;
+    when the store cannot take them now, keep them in ``spool`` (written later).
 
     Never raises: every failure is logged and counted in ``record.errors``.
     """
@@ -232,33 +234,72 @@ def write_record(record: RunRecord, store: Store) -> None:
             emit_record_spans(record, tracer)
     try:
         redact = record.redactor()
-        ordered = scrubbed_rows(record, redact)
-        written = {name: len(sheet_rows) for name, sheet_rows in ordered.items()}
-        stored: dict[str, int] = {}
-        with store.transaction():  # the run's sheets and its log_tests row: one commit
-            for name, outcome in store.write_many(ordered).items():
-                if isinstance(outcome, Exception):
-                    record.count_error(f"storing {name}: {outcome}")
-                else:
-                    stored[name] = outcome
-            if record.verify:
-                try:
-                    # a new run has no rows but those the store just accepted
-                    counts = {name: stored.get(name, 0) for name in COUNTED_SHEETS}
-                    store.replace("log_tests", [log_tests_row(
-                        record.run_id, record.subject, counts, profile=record.profile,
-                        required=record.required_sheets, written=written, redact=redact)])
-                except Exception:  # noqa: BLE001
-                    record.count_error("log_tests")
+        entry = {"run_id": record.run_id, "subject": redact(record.subject) if record.subject else record.subject,
+                 "verify": record.verify, "profile": record.profile, "required": list(record.required_sheets),
+                 "rows": scrubbed_rows(record, redact)}
     except Exception:  # noqa: BLE001 - the host never sees harness failures
-        record.count_error("storing the run")
+        record.count_error("building the rows")
+        return
+    deliver(entry, store, spool, record)
+
+
+def deliver(entry: dict[str, Any], store: Store, spool: Spool | None, record: RunRecord) -> None:
+    """Store one run's scrubbed rows (see :func:`store_run`), or spool them while the store
+    cannot take them; a success first writes what the spool holds."""
+    if spool is None or spool.store_may_work():
+        try:
+            problems = store_run(store, entry)
+        except StoreUnavailable as exc:
+            if spool is None:
+                record.count_error(f"storing the run ({exc})")
+                return
+            spool.store_failed(exc)
+        except Exception:  # noqa: BLE001
+            record.count_error("storing the run")
+            return
+        else:
+            for problem in problems:
+                record.count_error(problem)
+            if spool is not None and spool.pending:
+                spool.replay(functools.partial(store_run, store))
+            return
+    record.errors += 1  # counted, not logged per run: the spool warned once
+    if not spool.add(entry):
+        record.count_error("spooling the run")
+
+
+def store_run(store: Store, entry: Mapping[str, Any]) -> list[str]:
+    """Write a run's rows (``entry``: made by :func:`write_record`, or read back from a
+    spool) and its ``log_tests`` row in one transaction; returns the problems met (a sheet
+    the store refused). A run's rows are stored with its ``runs`` row or not at all: a
+    refused ``runs`` row rolls the transaction back and raises."""
+    rows: Mapping[str, list[dict[str, Any]]] = entry["rows"]
+    written = {name: len(sheet_rows) for name, sheet_rows in rows.items()}
+    stored: dict[str, int] = {}
+    problems = []
+    with store.transaction():  # the run's sheets and its log_tests row: one commit
+        for name, outcome in store.write_many(rows).items():
+            if isinstance(outcome, Exception):
+                if name == "runs":
+                    raise outcome
+                problems.append(f"storing {name}: {outcome}")
+            else:
+                stored[name] = outcome
+        if entry["verify"]:
+            # a new run has no rows but those the store just accepted
+            counts = {name: stored.get(name, 0) for name in COUNTED_SHEETS}
+            store.replace("log_tests", [log_tests_row(
+                entry["run_id"], entry["subject"], counts, profile=entry["profile"],
+                required=entry["required"], written=written, redact=None)])
+    return problems
 
 
 def log_tests_row(run_id: str, company_name: str | None, counts: Mapping[str, int], *, profile: str,
-                  required: Sequence[str], written: Mapping[str, int] | None, redact: Redactor,
+                  required: Sequence[str], written: Mapping[str, int] | None, redact: Redactor | None,
                   written_rows: Mapping[str, int] | None = None) -> dict[str, Any]:
     """A run's scrubbed ``log_tests`` row from its rows per sheet (``counts``), checked against
-    what the harness wrote (``written``, when known; else ``written_rows`` is kept as is)."""
+    what the harness wrote (``written``, when known; else ``written_rows`` is kept as is);
+    ``redact`` None: ``company_name`` is scrubbed already."""
     row = {
         "run_id": run_id,
         "company_name": company_name,
@@ -272,5 +313,6 @@ def log_tests_row(run_id: str, company_name: str | None, counts: Mapping[str, in
         "written_rows": dict(written) if written is not None else written_rows,
         "row_key": f"{run_id}:log_tests",
     }
-    _rows.redact_rows([row], redact, _rows.PAYLOAD_COLUMNS)
+    if redact is not None:
+        _rows.redact_rows([row], redact, _rows.PAYLOAD_COLUMNS)
     return row

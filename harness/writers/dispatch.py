@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..store import Store
-from ..tracing.record import RunRecord, write_record
+import functools
+
+from ..store import Spool, Store
+from ..tracing.record import RunRecord, store_run, write_record
 from ..tracing.redact import host_secrets
 from .process import WriterProcess, writer_process
 from .thread import BackgroundWriter
@@ -27,6 +29,10 @@ class RunWriter:
         self.store = store
         self.kind = kind
         self.errors = 0
+        #: runs the store cannot take now; what an earlier process left is written first
+        self.spool = Spool(store.spool_paths)
+        if self.spool.pending and store.problem is None:
+            self.spool.replay(functools.partial(store_run, store))
         self.background = BackgroundWriter() if kind != "inline" else None
         # A store another process can open is written by the writer process; an in-memory
         # one only in this process.
@@ -65,7 +71,7 @@ class RunWriter:
 
     def write_here(self, record: RunRecord) -> None:
         before = record.errors
-        write_record(record, self.store)
+        write_record(record, self.store, self.spool)
         self.errors += record.errors - before
 
     def write_later(self, record: RunRecord) -> None:

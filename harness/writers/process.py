@@ -348,7 +348,7 @@ def _read_exactly(stream: BinaryIO, size: int) -> bytes:
 
 
 def main() -> None:
-    from ..store import Store
+    from ..store import Spool, Store
     from ..tracing.telemetry import flush_own_providers
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the host decides when to stop (stdin closes)
@@ -356,7 +356,7 @@ def main() -> None:
     os.dup2(2, 1)  # anything printed by a library goes to stderr, never into the answers
     answers.write(HELLO)
     requests = sys.stdin.buffer
-    stores: OrderedDict[str, Store] = OrderedDict()
+    stores: OrderedDict[str, tuple[Store, Spool]] = OrderedDict()
     while True:
         header = _read_exactly(requests, FRAME.size)
         if len(header) < FRAME.size:
@@ -376,11 +376,13 @@ def main() -> None:
             answers.write(FRAME.pack(b"L", seq, 0))
             continue
         try:
-            store = stores.pop(path, None) or Store(path)
-            stores[path] = store
+            if path not in stores:
+                store = Store(path, lazy=True)  # one the writer cannot open now: its runs are spooled
+                stores[path] = (store, Spool(store.spool_paths))
+            stores.move_to_end(path)
             while len(stores) > _OPEN_STORES:
-                stores.popitem(last=False)[1].close()
-            write_record(record, store)
+                stores.popitem(last=False)[1][0].close()
+            write_record(record, *stores[path])
         except Exception:  # noqa: BLE001
             record.count_error("opening the store")
         answers.write(FRAME.pack(b"A", seq, record.errors - before))
