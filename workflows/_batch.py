@@ -88,11 +88,16 @@ def display_name(company: str) -> str:
 
 
 def run_batch(harness: Harness, companies: Sequence[str], settings: BatchSettings,
-              on_done: Callable[[RunOutcome], None] | None = None) -> list[RunOutcome]:
+              on_done: Callable[[RunOutcome], None] | None = None, batch: str | None = None) -> list[RunOutcome]:
     """Run every company x model x repeat, then write the group evaluations. Never raises for
     a failing run: it is recorded (``status="failed"``) and the batch goes on. Outcomes come
-    back in input order (company, model, repeat)."""
-    outcomes = asyncio.run(_run_all(harness, list(companies), settings, on_done))
+    back in input order (company, model, repeat).
+
+    ``batch`` names the batch (default: a new one): a run's id is made from it and the
+    run's company, model and repeat, so the same batch again (a resumed one) skips the runs
+    already stored and writes its group evaluations once."""
+    batch = batch or str(uuid.uuid4())
+    outcomes = asyncio.run(_run_all(harness, list(companies), settings, on_done, batch))
     harness.flush()  # runs are written in the background; read them back only once all are in
     usage = {r["run_id"]: r for r in harness.store.rows("runs", [o.run_id for o in outcomes])}
     outcomes = [replace(o, tokens=usage.get(o.run_id, {}).get("total_tokens"),
@@ -104,15 +109,25 @@ def run_batch(harness: Harness, companies: Sequence[str], settings: BatchSetting
     return outcomes
 
 
+def _batch_uuid(batch: str, *parts: object) -> str:
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, "/".join(map(str, ("harness-batch", batch, *parts)))))
+
+
 async def _run_all(harness: Harness, companies: list[str], settings: BatchSettings,
-                   on_done: Callable[[RunOutcome], None] | None) -> list[RunOutcome]:
+                   on_done: Callable[[RunOutcome], None] | None, batch: str) -> list[RunOutcome]:
     graph = build_graph()
     gate = asyncio.Semaphore(settings.concurrency)
-    batch_ids = {c: (str(uuid.uuid4()) if settings.grouped else None) for c in companies}
+    batch_ids = {c: (_batch_uuid(batch, c) if settings.grouped else None) for c in companies}
+    planned = [_batch_uuid(batch, c, m, r) for c in companies for m in settings.models for r in range(settings.repeats)]
+    stored = {row["run_id"]: row for row in harness.store.rows("runs", planned)}
 
     async def one(company: str, model: str, repeat: int) -> RunOutcome:
-        async with gate:
-            outcome = await _one_run(harness, graph, company, model, repeat, batch_ids[company], settings)
+        run_id = _batch_uuid(batch, company, model, repeat)
+        if run_id in stored:  # a resumed batch: this run is in the store already
+            outcome = _stored_outcome(harness, stored[run_id], company, model, repeat, batch_ids[company])
+        else:
+            async with gate:
+                outcome = await _one_run(harness, graph, company, model, repeat, batch_ids[company], settings, run_id)
         if on_done is not None:
             on_done(outcome)
         return outcome
@@ -121,8 +136,21 @@ async def _run_all(harness: Harness, companies: list[str], settings: BatchSettin
     return list(await asyncio.gather(*jobs))
 
 
+def _stored_outcome(harness: Harness, row: dict[str, Any], company: str, model: str, repeat: int,
+                    batch_id: str | None) -> RunOutcome:
+    check = validate_company_name(company)
+    judged = next(iter(harness.store.rows("llm_judge_results", [row["run_id"]], columns=["overall_score"])), {})
+    return RunOutcome(
+        run_id=row["run_id"], company=company, model=model, repeat=repeat, batch_id=batch_id, status=row["status"],
+        valid=check.valid, reason=None if check.valid else check.reason, risk_level=row.get("risk_level"),
+        credit_score=row.get("credit_score"), confidence=row.get("confidence"),
+        evaluation_score=row.get("evaluation_score"), judge_score=judged.get("overall_score"),
+        error=row.get("error"), assessment=harness.store.assessment(row["run_id"]) or {},
+    )
+
+
 async def _one_run(harness: Harness, graph: Any, company: str, model: str, repeat: int, batch_id: str | None,
-                   settings: BatchSettings) -> RunOutcome:
+                   settings: BatchSettings, run_id: str | None = None) -> RunOutcome:
     check = validate_company_name(company)
     kw = {"api_key": settings.api_key, "base_url": settings.base_url}
     configurable = {
@@ -137,7 +165,8 @@ async def _one_run(harness: Harness, graph: Any, company: str, model: str, repea
     out: dict[str, Any] = {}
     run = harness.run(subject=display_name(company), workflow=WORKFLOW, profile="credit" if check.valid else "generic",
                       model=model, temperature=settings.temperature, batch_id=batch_id, agent_names=AGENT_NAMES,
-                      node_types=NODE_TYPES, phases=WORKFLOW_PHASES, config={"configurable": configurable})
+                      node_types=NODE_TYPES, phases=WORKFLOW_PHASES, config={"configurable": configurable},
+                      run_id=run_id)
     try:
         async with run:
             out = await graph.ainvoke({"company_name": company}, config=run.config)
@@ -171,8 +200,9 @@ def _group_evaluations(harness: Harness, group: list[RunOutcome], settings: Batc
     for outcome in group:
         appended = False
         for sheet, sheet_rows in rows.items():
-            if sheet_rows:
-                harness.log(outcome.run_id, sheet, sheet_rows)
+            if sheet_rows:  # keyed, so a resumed batch writes them once
+                harness.log(outcome.run_id, sheet, [{**row, "row_key": f"{outcome.run_id}:{sheet}:group:{i}"}
+                                                    for i, row in enumerate(sheet_rows)])
                 appended = True
         if appended:
             harness.verify(outcome.run_id)
