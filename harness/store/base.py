@@ -217,7 +217,8 @@ class Store:
         """Where runs the store cannot take now are spooled (:mod:`.spool`), in order of
         preference: by default the user's cache directory (an engine adds a place near the store)."""
         cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-        return [cache / "langgraph-harness" / "spool" / f"{hashlib.sha1(self.location.encode()).hexdigest()[:16]}.jsonl"]
+        name = hashlib.sha1(self.location.encode()).hexdigest()[:16]
+        return [cache / "langgraph-harness" / "spool" / f"{name}.jsonl"]
 
     # --- schema -------------------------------------------------------------------------
     def _prepare_schema(self) -> None:

@@ -70,10 +70,13 @@ def to_json(value: Any) -> str:
 
 
 def preview(value: Any, limit: int = PREVIEW_CHARS, redact: Redactor | None = None) -> str | None:
-    """``value`` as text (JSON unless it is text), redacted, then cut to ``limit`` (see :func:`cut`)."""
+    """``value`` as text (JSON unless it is text), cut to ``limit`` (see :func:`cut`). Only a
+    text that is cut is redacted here (before the cut): one kept whole is left for the
+    caller to scrub with the rest of its row."""
     if value is None:
         return None
-    return cut(value if isinstance(value, str) else to_json(value), limit, redact)
+    text = value if isinstance(value, str) else to_json(value)
+    return text if len(text) <= limit else cut(text, limit, redact)
 
 
 def cut(text: str, limit: int, redact: Redactor | None = None, length: int | None = None) -> str:

@@ -109,8 +109,8 @@ def valid_row(sheet: str, row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, list[dict[str, Any]]]:
-    """The run's rows by sheet, before redaction (but for previews, scrubbed as they are cut
-    when ``redact`` is given): captured, logged, evaluated, and ``runs``."""
+    """The run's rows by sheet, before redaction (but for previews that are cut, scrubbed
+    before the cut when ``redact`` is given): captured, logged, evaluated, and ``runs``."""
     ctx = _rows.RunContext(record.run_id, record.subject, record.agent_names, record.node_types,
                            record.phases, record.spans, redact)
     tree, rows = _rows.captured_rows(ctx, record.assembled())
@@ -151,8 +151,9 @@ def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, l
 def scrubbed_rows(record: RunRecord, redact: Redactor) -> dict[str, list[dict[str, Any]]]:
     """The run's rows as they are stored: built, scrubbed, by sheet in spec order."""
     rows = build_rows(record, redact)
-    for sheet, sheet_rows in rows.items():
-        _rows.redact_rows(sheet_rows, redact, _rows.PAYLOAD_COLUMNS if sheet in CAPTURED_SHEETS else None)
+    cells = [cell for sheet, sheet_rows in rows.items()  # one scan over the run's cells
+             for cell in _rows.text_cells(sheet_rows, _rows.PAYLOAD_COLUMNS if sheet in CAPTURED_SHEETS else None)]
+    _rows.scrub_cells(cells, redact)
     return {name: rows[name] for name in SHEET_NAMES if rows.get(name)}
 
 

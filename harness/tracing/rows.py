@@ -40,7 +40,7 @@ class RunContext:
     node_types: Mapping[str, str] = field(default_factory=dict)
     phases: Mapping[str, str] = field(default_factory=dict)
     span_ids: Mapping[UUID, tuple[str, str, str | None]] = field(default_factory=dict)  # trace, span, parent
-    #: scrubs previews before they are cut (the other payload cells are scrubbed whole later)
+    #: scrubs the previews that are cut, before the cut (the other cells are scrubbed whole later)
     redact: Redactor | None = None
 
 
@@ -465,22 +465,28 @@ def captured_rows(ctx: RunContext, events: Sequence[Event]) -> tuple[Tree, dict[
 
 #: Columns of captured rows that carry payloads (prompts, responses, tool I/O, errors) or
 #: the application's metadata; the other captured columns hold ids, names, numbers and enums
-#: the harness produced. Previews are scrubbed as they are cut (:func:`.encode.cut`).
+#: the harness produced. (A preview that was cut was scrubbed before the cut as well.)
 PAYLOAD_COLUMNS = frozenset({
-    "company_name", "prompt", "response", "reasoning", "context", "current_task", "tool_input", "tool_output",
+    "company_name", "prompt", "response", "reasoning", "context", "current_task", "input_preview", "output_preview",
+    "tool_input", "tool_output",
     "error", "system_prompt", "user_prompt", "variables_json", "thread_id", "workflow", "batch_id", "experiment",
     "case_id", "checkpoint_ns", "prompt_id", "prompt_name", "category", "workflow_phase", "call_type",
 })
 
 
 def redact_rows(rows: Iterable[dict[str, Any]], redact: Redactor, columns: frozenset[str] | None = None) -> None:
-    """Scrub secrets in place from ``columns`` (default: every text and JSON cell).
+    """Scrub secrets in place from ``columns`` (default: every text and JSON cell)."""
+    scrub_cells(text_cells(rows, columns), redact)
 
-    JSON values are turned into their JSON text first, so a secret inside a nested payload
-    is found; the store keeps that text as the cell's JSON. The cells are scanned together
-    first, and scrubbed one by one only when that scan finds something.
-    """
-    cells: list[tuple[dict[str, Any], str, str]] = []
+
+Cell = tuple[dict[str, Any], str, str]  # (row, column, text)
+
+
+def text_cells(rows: Iterable[dict[str, Any]], columns: frozenset[str] | None = None) -> list[Cell]:
+    """(row, column, text) of the text and JSON cells of ``columns`` (default: all). JSON
+    values are turned into their JSON text, so a secret inside a nested payload is found;
+    the store keeps that text as the cell's JSON."""
+    cells: list[Cell] = []
     for row in rows:
         for key in (row.keys() & columns if columns is not None else list(row)):
             value = row[key]
@@ -489,6 +495,12 @@ def redact_rows(rows: Iterable[dict[str, Any]], redact: Redactor, columns: froze
             elif isinstance(value, (dict, list)):
                 text = row[key] = to_json(value)
                 cells.append((row, key, text))
+    return cells
+
+
+def scrub_cells(cells: Sequence[Cell], redact: Redactor) -> None:
+    """Scrub the cells in place. They are scanned together first, and scrubbed one by one
+    only when that scan finds something."""
     if cells and redact.finds_any([text for _, _, text in cells]):
         for row, key, text in cells:
             row[key] = redact(text)

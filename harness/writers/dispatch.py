@@ -7,9 +7,8 @@ and hands it every finished run's record.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import functools
+from collections.abc import Callable
 
 from ..store import Spool, Store
 from ..tracing.record import RunRecord, store_run, write_record
