@@ -54,8 +54,9 @@ class RunWriter:
                 self.background.flush()
 
     def process(self) -> WriterProcess | None:
-        """The writer process runs go to (started now if needed), or None."""
-        return writer_process() if self.by_process else None
+        """The writer process runs go to (started now if needed), or None. While the store
+        cannot be opened here, runs are written (spooled) here, where the warning was given."""
+        return writer_process() if self.by_process and self.store.problem is None else None
 
     def persist(self, record: RunRecord, process: WriterProcess | None = None) -> None:
         """Store a finished run: through the writer process when there is one, else here."""
