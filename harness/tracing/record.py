@@ -246,7 +246,7 @@ def write_record(record: RunRecord, store: Store, spool: Spool | None = None) ->
 
 def deliver(entry: dict[str, Any], store: Store, spool: Spool | None, record: RunRecord) -> None:
     """Store one run's scrubbed rows (see :func:`store_run`), or spool them while the store
-    cannot take them; a success first writes what the spool holds."""
+    cannot take them; after a success, what the spool holds is written too."""
     if spool is None or spool.store_may_work():
         try:
             problems = store_run(store, entry)
@@ -287,11 +287,16 @@ def store_run(store: Store, entry: Mapping[str, Any]) -> list[str]:
             else:
                 stored[name] = outcome
         if entry["verify"]:
-            # a new run has no rows but those the store just accepted
-            counts = {name: stored.get(name, 0) for name in COUNTED_SHEETS}
-            store.replace("log_tests", [log_tests_row(
-                entry["run_id"], entry["subject"], counts, profile=entry["profile"],
-                required=entry["required"], written=written, redact=None)])
+            try:
+                # a new run has no rows but those the store just accepted
+                counts = {name: stored.get(name, 0) for name in COUNTED_SHEETS}
+                store.replace("log_tests", [log_tests_row(
+                    entry["run_id"], entry["subject"], counts, profile=entry["profile"],
+                    required=entry["required"], written=written, redact=None)])
+            except StoreUnavailable:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the run's rows stand without their verdict
+                problems.append(f"log_tests: {exc}")
     return problems
 
 
