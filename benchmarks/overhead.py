@@ -16,7 +16,12 @@ work (a block of runs timed until they are stored and their spans exported), and
 process and writer process); beside them, the time each mode adds to a run, caller-visible
 (a figure that does not scale with the graph's own speed).
 
-    python benchmarks/overhead.py [--rounds 30] [--per-round 10] [--no-variants]
+Phase 3 (``--redaction``) prices secret redaction: the writer's time to build and scrub a
+recorded benchmark run's rows with the rule table and with no rules, interleaved (the
+difference is what redaction costs per run), and the thread writer with and without the
+rules against bare (there the writer's work competes with the caller for the GIL).
+
+    python benchmarks/overhead.py [--rounds 30] [--per-round 10] [--no-variants] [--redaction]
 """
 
 from __future__ import annotations
@@ -242,6 +247,47 @@ def report(title: str, blocks, caller, in_blocks, cpu) -> dict[str, tuple[float,
     return {name: (ratio(caller, name), ratio(in_blocks, name), ratio(blocks, name)) for name in blocks}
 
 
+@contextlib.contextmanager
+def redaction_rules(rules):
+    """Runs written in this process are scrubbed with ``rules`` (the rule table by default)."""
+    from harness.tracing import record, redact
+
+    original = record.RunRecord.redactor
+    record.RunRecord.redactor = lambda self: redact.Redactor(secrets=self.secrets or [], rules=rules)
+    try:
+        yield
+    finally:
+        record.RunRecord.redactor = original
+
+
+def redaction_cost(graph, rounds: int, bare_seconds: float) -> None:
+    """Per run, the writer's time to build and scrub a recorded run's rows, with the rules
+    and with none (interleaved), and that difference against the bare run."""
+    import copy
+
+    from harness.tracing.record import build_rows, scrubbed_rows
+    from harness.tracing.redact import Redactor
+    from harness.tracing.secret_rules import RULES
+
+    h = Harness(store=Path(tempfile.mkdtemp()) / "redaction.db", writer="inline")
+    with h.run(subject="bench", workflow="bench") as run:
+        graph.invoke({"log": []}, run.config)
+        recorded = run._record(time.time_ns())
+    with_rules, without = Redactor(environ={}), Redactor(environ={}, rules=())
+    times: dict[str, list[float]] = {"rules": [], "none": [], "off": []}
+    for _ in range(rounds * 10):
+        for name, redactor in (("rules", with_rules), ("none", without), ("off", None)):
+            fresh = copy.deepcopy(recorded)
+            t0 = time.perf_counter()
+            scrubbed_rows(fresh, redactor) if redactor is not None else build_rows(fresh)
+            times[name].append(time.perf_counter() - t0)
+    rules, none, off = (statistics.median(times[name]) for name in ("rules", "none", "off"))
+    print(f"redaction ({len(RULES)} rules): a run's rows built in {off * 1e6:.0f} us, built and scrubbed in "
+          f"{rules * 1e6:.0f} us with the rules, {none * 1e6:.0f} us with none; the rules cost "
+          f"{(rules - none) * 1e6:.0f} us per run, all redaction {(rules - off) * 1e6:.0f} us "
+          f"({(rules - off) / bare_seconds:.1%} of a bare run), in the writer")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
@@ -249,6 +295,7 @@ def main() -> None:
     parser.add_argument("--no-variants", action="store_true", help="only the comparison the target is about")
     parser.add_argument("--sizes", action="store_true",
                         help="instead: harness/bare with a 1 B, 10 KB, 100 KB and 1 MB string in the graph's state")
+    parser.add_argument("--redaction", action="store_true", help="also price secret redaction (phase 3)")
     args = parser.parse_args()
     if args.sizes:
         return size_sweep(args.rounds, args.per_round)
@@ -301,11 +348,43 @@ def main() -> None:
         print()
         report("writer and span variants", *measure(variants, args.rounds, args.per_round))
         sink.kill()
+    if args.redaction:
+        from harness.tracing.secret_rules import RULES
+
+        print()
+        by_thread_rules = Harness(store=tmp / "thread_rules.db", writer="thread")
+        by_thread_none = Harness(store=tmp / "thread_none.db", writer="thread")
+        # Each run waits for its rows to be written (so the rule table in force is the mode's):
+        # the ratios are then the caller's time plus the writer's.
+        phase3 = {"bare": (bare, None, {}),
+                  "thread writer, rules": (_written_with(RULES, by_thread_rules, harnessed), None, {}),
+                  "thread writer, no rules": (_written_with((), by_thread_none, harnessed), None, {})}
+        found3 = report("redaction (each run written before the next)", *measure(phase3, args.rounds, args.per_round))
+        redaction_cost(graph, args.rounds, statistics.median([_time(bare) for _ in range(50)]))
+        rules, none = found3["thread writer, rules"][0], found3["thread writer, no rules"][0]
+        print(f"harness with the rules / without: {rules / none:.3f} (run and write, thread writer)")
     print()
     caller_ratio, in_blocks, all_work = found["harness"]
     print(f"harness/bare = {caller_ratio:.2f} caller-visible ({in_blocks:.2f} in blocks of its own runs), "
           f"{all_work:.2f} all work (target <= 1.10; an inline handler that does nothing: "
           f"{found['noop handler'][0]:.2f}); openinference/bare = {found['openinference'][0]:.2f}")
+
+
+def _time(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def _written_with(rules, h, harnessed):
+    """One run of ``h``, waited for until its rows are written with ``rules``."""
+    run_once = harnessed(h)
+
+    def run():
+        with redaction_rules(rules):
+            run_once()
+            h.flush()
+    return run
 
 
 SIZES = {"1 B": 1, "10 KB": 10_000, "100 KB": 100_000, "1 MB": 1_000_000}

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
-from harness.schema import Column, Kind
+from harness.schema import Column, Kind, truncation_marker
 
 EXCEL_CELL_LIMIT = 32_767
 SHEETS_CELL_LIMIT = 50_000
@@ -41,11 +41,6 @@ _EXCEL_EPOCH_YEAR = 1900
 
 ExcelValue = str | int | float | datetime | None
 SheetsValue = str | int | float
-
-
-def truncation_marker(length: int) -> str:
-    """The visible end of a cut cell: ``…[truncated, {length} chars]``."""
-    return f"…[truncated, {length} chars]"
 
 
 def _utf16_len(text: str) -> int:

@@ -4,12 +4,16 @@ xlsxwriter in ``constant_memory`` mode writes each row to disk as soon as the ne
 starts, so memory stays flat in the number of rows (measured against openpyxl
 ``write_only`` in ``benchmarks/export_excel.py``: xlsxwriter is the faster of the two).
 The workbook is written to a temporary file beside the target and renamed over it, so a
-crash never leaves a half workbook under the final name.
+crash never leaves a half workbook under the final name; the temporary file and scratch
+directory of an export that was killed are removed by the next export to that target.
 """
 
 from __future__ import annotations
 
+import glob
 import os
+import re
+import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -105,12 +109,14 @@ def write_excel(
         raise ValueError(f"max_rows_per_sheet must be between 2 and {EXCEL_MAX_ROWS}, got {max_rows_per_sheet}")
 
     started = time.perf_counter()
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    _remove_leftovers(directory, target.name)
+    prefix = f".{target.name}.{os.getpid()}."  # whose it is: a leftover of a dead process is removed
+    fd, tmp_name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=directory)
     os.close(fd)
     try:
         # xlsxwriter streams each worksheet through scratch files until close(); keep them
         # beside the target (not on a RAM-backed /tmp) and gone whatever happens.
-        with tempfile.TemporaryDirectory(prefix=f".{target.name}.", dir=directory) as scratch:
+        with tempfile.TemporaryDirectory(prefix=prefix, dir=directory) as scratch:
             workbook = xlsxwriter.Workbook(tmp_name, {
                 "constant_memory": True,
                 "strings_to_formulas": False,
@@ -135,6 +141,30 @@ def write_excel(
         Path(tmp_name).unlink(missing_ok=True)
         raise
     return ExcelExportResult(target, rows, tuple(worksheets), time.perf_counter() - started)
+
+
+def _remove_leftovers(directory: Path, name: str) -> None:
+    """The temporary files and scratch directories earlier exports to ``name`` left when
+    they were killed (their process is gone; a live export's are left alone)."""
+    pattern = re.compile(rf"\.{re.escape(name)}\.(\d+)\..+")
+    for leftover in directory.glob(f".{glob.escape(name)}.*"):
+        found = pattern.fullmatch(leftover.name)
+        if found is None or _alive(int(found.group(1))):
+            continue
+        if leftover.is_dir():
+            shutil.rmtree(leftover, ignore_errors=True)
+        else:
+            leftover.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
 
 
 def _umask() -> int:

@@ -26,7 +26,7 @@ from .tracing import rows as _rows
 from .tracing.callback import HarnessCallbackHandler
 from .tracing.events import describe_error, is_control_flow
 from .tracing.record import RunRecord, build_rows, emit_record_spans, log_tests_row, now_iso, valid_row
-from .tracing.redact import Redactor
+from .tracing.redact import ExtraRule, extra_rules, host_redactor, portable
 from .tracing.telemetry import ENV_OTLP_ENDPOINT, resolve_tracer, span_destination
 from .tracing.verify import PROFILES
 from .writers import ENV_WRITER, WRITERS, RunWriter
@@ -54,6 +54,17 @@ class Harness:
     ``inline``, the caller, as the run ends. ``max_pending_bytes`` bounds the memory that
     finished runs not yet written hold in the host (default ``$HARNESS_MAX_PENDING_MB``, else
     64 MB): past it, the host waits for the writer.
+
+    ``strict``: a store that cannot be used (not a database, read-only, full, locked) raises
+    :class:`StoreError` here; by default it logs one warning, counts an error and the graph
+    runs on, its runs kept in a bounded spool until the store can take them.
+
+    ``redact`` adds the application's own secrets to what is redacted (see
+    :mod:`harness.tracing.secret_rules` for what always is): a regular expression (text or
+    compiled; its group ``secret``, if it has one, else the whole match becomes
+    ``[REDACTED]``), a function from text to text applied after the rules, or a list of
+    them. Runs of a harness with a function are written by a host thread, not the writer
+    process, which never imports application code.
     """
 
     def __init__(
@@ -63,17 +74,26 @@ class Harness:
         tracer_provider: trace.TracerProvider | None = None,
         writer: str | None = None,
         max_pending_bytes: int | None = None,
+        redact: ExtraRule | Sequence[ExtraRule] | None = None,
+        strict: bool = False,
     ) -> None:
         writer = (writer or os.environ.get(ENV_WRITER) or "process").strip().lower()
         if writer not in WRITERS:
             raise ValueError(f"writer must be one of {', '.join(WRITERS)}, not {writer!r} (argument or ${ENV_WRITER})")
         max_pending = pending_limit(max_pending_bytes)
-        self.store = store if isinstance(store, Store) else Store(store)
+        self.redact_rules = extra_rules(redact)
+        # A store that cannot be used now does not stop the host (unless strict): its runs are
+        # spooled and written once it can be (see harness.store.spool).
+        self.store = store if isinstance(store, Store) else Store(store, lazy=not strict)
         self.tracer_provider = tracer_provider
         self.writer = writer
         self._writes = RunWriter(self.store, writer, max_pending)
         self._held: list[Run] = []  # finished runs started with hold=True, not yet written
         self._held_lock = threading.Lock()
+        if self.store.problem is not None:
+            logger.warning("harness: %s; runs are kept in a spool until it can be written", self.store.problem)
+            self._writes.errors += 1
+            self._writes.spool.warned = True
 
     @property
     def errors(self) -> int:
@@ -143,7 +163,7 @@ class Harness:
         self.flush()
         s = sheet_named(sheet)
         company = next(iter(self.store.rows("runs", [run_id])), {}).get("company_name")
-        redact = Redactor()
+        redact = host_redactor(self.redact_rules)
         complete = []
         for row in rows:
             full = {"run_id": run_id, "company_name": company, "timestamp": now_iso(),
@@ -165,7 +185,7 @@ class Harness:
         if required is None:
             required = (previous or {}).get("required_sheets") or list(PROFILES.get(profile, ()))
         row = log_tests_row(run_id, runs_row.get("company_name"), self.store.counts(run_id), profile=profile,
-                            required=required, written=written, redact=Redactor(),
+                            required=required, written=written, redact=host_redactor(self.redact_rules),
                             written_rows=(previous or {}).get("written_rows"))
         self.store.replace("log_tests", [row])
         return row
@@ -300,6 +320,7 @@ class Run:
             verify=self.verify, status=self.status, error=self.error, result=dict(self.result),
             start_ns=self._start_ns, end_ns=end_ns, log=log, streamed=streamed, logged=logged,
             errors=self._errors + self.handler.failures, held=self._held_bytes(log),
+            redact_extra=self.harness.redact_rules,
         )
 
     def _held_bytes(self, log: Sequence[tuple]) -> int:
@@ -340,7 +361,7 @@ class Run:
             return
         record: RunRecord | None = None
         try:
-            process = writes.process()
+            process = writes.process() if portable(self.harness.redact_rules) else None
             spans = span_destination(self.harness.tracer_provider)
             if process is not None and spans != "host":
                 # No spans to make in the host: the record goes straight to the writer process

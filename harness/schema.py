@@ -216,6 +216,14 @@ EVAL_STATUSES: tuple[str, ...] = ("good", "average", "bad")
 VERIFICATION_STATUSES: tuple[str, ...] = ("pass", "partial", "fail")
 
 
+def truncation_marker(length: int, *, at_least: bool = False) -> str:
+    """How a cell cut to a size limit ends (``…[truncated, {length} chars]``, ``length`` being
+    the whole value's length; ``{length}+`` when only a lower bound is known, for a payload
+    capture cut before reading it all): previews in the store, cells in Excel and Google
+    Sheets; the audit recognises it."""
+    return f"…[truncated, {length}{'+' if at_least else ''} chars]"
+
+
 def sheet(name: str) -> Sheet:
     try:
         return SHEETS_BY_NAME[name]

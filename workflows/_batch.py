@@ -90,11 +90,16 @@ def display_name(company: str) -> str:
 
 
 def run_batch(harness: Harness, companies: Sequence[str], settings: BatchSettings,
-              on_done: Callable[[RunOutcome], None] | None = None) -> list[RunOutcome]:
+              on_done: Callable[[RunOutcome], None] | None = None, batch: str | None = None) -> list[RunOutcome]:
     """Run every company x model x repeat, then write the group evaluations. Never raises for
     a failing run: it is recorded (``status="failed"``) and the batch goes on. Outcomes come
-    back in input order (company, model, repeat)."""
-    outcomes = asyncio.run(_run_all(harness, list(companies), settings, on_done))
+    back in input order (company, model, repeat).
+
+    ``batch`` names the batch (default: a new one): a run's id is made from it and the
+    run's company, model and repeat, so the same batch again (a resumed one) skips the runs
+    already stored and writes its group evaluations once."""
+    batch = batch or str(uuid.uuid4())
+    outcomes = asyncio.run(_run_all(harness, list(companies), settings, on_done, batch))
     harness.flush()  # runs are written in the background; read them back only once all are in
     usage = {r["run_id"]: r for r in harness.store.rows("runs", [o.run_id for o in outcomes])}
     outcomes = [replace(o, tokens=usage.get(o.run_id, {}).get("total_tokens"),
@@ -106,26 +111,40 @@ def run_batch(harness: Harness, companies: Sequence[str], settings: BatchSetting
     return outcomes
 
 
+def _batch_uuid(batch: str, *parts: object) -> str:
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, "/".join(map(str, ("harness-batch", batch, *parts)))))
+
+
 async def _run_all(harness: Harness, companies: list[str], settings: BatchSettings,
-                   on_done: Callable[[RunOutcome], None] | None) -> list[RunOutcome]:
+                   on_done: Callable[[RunOutcome], None] | None, batch: str) -> list[RunOutcome]:
     graph = build_graph()
     gate = asyncio.Semaphore(settings.concurrency)
-    batch_ids = {c: (str(uuid.uuid4()) if settings.grouped else None) for c in companies}
+    batch_ids = {c: (_batch_uuid(batch, c) if settings.grouped else None) for c in companies}
     order = [(c, m, r) for c in companies for m in settings.models for r in range(settings.repeats)]
-    finished: dict[int, Run] = {}
+    planned = [_batch_uuid(batch, *job) for job in order]
+    stored = {row["run_id"]: row for row in harness.store.rows("runs", planned)}
+    finished: dict[int, Run | None] = {}
     written = 0
 
-    def write_in_order(index: int, run: Run) -> None:
-        """Runs are held when they finish and written once every earlier run is."""
+    def write_in_order(index: int, run: Run | None) -> None:
+        """Runs are held when they finish and written once every earlier run is (a run a
+        resumed batch stored already has nothing to write)."""
         nonlocal written
         finished[index] = run
         while written in finished:
-            finished.pop(written).write()
+            held = finished.pop(written)
+            if held is not None:
+                held.write()
             written += 1
 
     async def one(index: int, company: str, model: str, repeat: int) -> RunOutcome:
-        async with gate:
-            outcome, run = await _one_run(harness, graph, company, model, repeat, batch_ids[company], settings)
+        run_id = planned[index]
+        if run_id in stored:  # a resumed batch: this run is in the store already
+            outcome, run = _stored_outcome(harness, stored[run_id], company, model, repeat, batch_ids[company]), None
+        else:
+            async with gate:
+                outcome, run = await _one_run(harness, graph, company, model, repeat, batch_ids[company], settings,
+                                              run_id)
         write_in_order(index, run)
         if on_done is not None:
             on_done(outcome)
@@ -134,8 +153,21 @@ async def _run_all(harness: Harness, companies: list[str], settings: BatchSettin
     return list(await asyncio.gather(*(one(i, *job) for i, job in enumerate(order))))
 
 
+def _stored_outcome(harness: Harness, row: dict[str, Any], company: str, model: str, repeat: int,
+                    batch_id: str | None) -> RunOutcome:
+    check = validate_company_name(company)
+    judged = next(iter(harness.store.rows("llm_judge_results", [row["run_id"]], columns=["overall_score"])), {})
+    return RunOutcome(
+        run_id=row["run_id"], company=company, model=model, repeat=repeat, batch_id=batch_id, status=row["status"],
+        valid=check.valid, reason=None if check.valid else check.reason, risk_level=row.get("risk_level"),
+        credit_score=row.get("credit_score"), confidence=row.get("confidence"),
+        evaluation_score=row.get("evaluation_score"), judge_score=judged.get("overall_score"),
+        error=row.get("error"), assessment=harness.store.assessment(row["run_id"]) or {},
+    )
+
+
 async def _one_run(harness: Harness, graph: Any, company: str, model: str, repeat: int, batch_id: str | None,
-                   settings: BatchSettings) -> tuple[RunOutcome, Run]:
+                   settings: BatchSettings, run_id: str | None = None) -> tuple[RunOutcome, Run]:
     check = validate_company_name(company)
     kw = {"api_key": settings.api_key, "base_url": settings.base_url}
     configurable = {
@@ -151,7 +183,7 @@ async def _one_run(harness: Harness, graph: Any, company: str, model: str, repea
     run = harness.run(subject=display_name(company), workflow=WORKFLOW, profile="credit" if check.valid else "generic",
                       model=model, temperature=settings.temperature, batch_id=batch_id, agent_names=AGENT_NAMES,
                       node_types=NODE_TYPES, phases=WORKFLOW_PHASES, config={"configurable": configurable},
-                      hold=True)
+                      hold=True, run_id=run_id)
     try:
         async with run:
             out = await graph.ainvoke({"company_name": company}, config=run.config)
@@ -192,7 +224,9 @@ def _group_evaluations(harness: Harness, group: list[RunOutcome], settings: Batc
         add("cross_model_eval", _cross_model(scored, settings), scored)
     for run_id, rows in stamped.items():
         for sheet, sheet_rows in rows.items():
-            harness.log(run_id, sheet, sheet_rows)
+            # keyed, so a resumed batch writes them once
+            harness.log(run_id, sheet, [{**row, "row_key": f"{run_id}:{sheet}:group:{i}"}
+                                        for i, row in enumerate(sheet_rows)])
         harness.verify(run_id)
 
 

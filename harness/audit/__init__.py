@@ -22,9 +22,11 @@ from ._model import (
     PassAtK,
     PlotData,
 )
+from ._xlsx import ArchiveLimits
 
 __all__ = [
     "Aggregates",
+    "ArchiveLimits",
     "AuditInputError",
     "AuditResult",
     "CompanyTypes",

@@ -23,7 +23,7 @@ from ._readers import FrameSource, GoogleSheetSource
 from ._structure import check_cells, check_duplicates, check_formulas
 from ._tables import Source, Table, check_sheets_present, continuation_tabs, load_table
 from ._values import is_uuid
-from ._xlsx import WorkbookSource
+from ._xlsx import ArchiveLimits, WorkbookSource
 
 #: ``progress(sheet, done, total)`` after each sheet.
 Progress = Callable[[str, int, int], None]
@@ -35,16 +35,18 @@ _KEPT = ("runs", "log_tests")
 
 
 def audit_workbook(path: str | os.PathLike[str], *, tolerance: float = 1e-6, baseline_model: str | None = None,
-                   company_types: CompanyTypes | None = None, progress: Progress | None = None) -> AuditResult:
+                   company_types: CompanyTypes | None = None, progress: Progress | None = None,
+                   limits: ArchiveLimits | None = None) -> AuditResult:
     """Audit an .xlsx workbook (as ``exporters.write_excel`` writes it, or edited by hand).
 
     Raises :class:`AuditInputError` (a ValueError) when it cannot be audited: not a
-    workbook, a sheet or spec column missing, spec columns out of order."""
+    workbook, a sheet or spec column missing, spec columns out of order, or a part of the
+    archive over ``limits`` (a decompression bomb; default :class:`ArchiveLimits`)."""
     if Path(path).is_dir():
         raise AuditInputError(f"{os.fspath(path)} is a directory, not a workbook")
     if not Path(path).is_file():
         raise AuditInputError(f"{os.fspath(path)}: no such file")
-    with WorkbookSource(path) as source:
+    with WorkbookSource(path, limits) as source:
         return audit_source(source, tolerance=tolerance, baseline_model=baseline_model,
                             company_types=company_types, progress=progress)
 

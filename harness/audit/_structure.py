@@ -147,17 +147,25 @@ def _fast_ok(column: Column, rule: Rule, values: set[Any]) -> bool:
     return whole and rule.ok(min(filled)) and rule.ok(max(filled))
 
 
+#: The most characters an Excel cell holds; a longer one was not written by Excel or an exporter.
+EXCEL_CELL_CHARS = 32_767
+
+
 def check_cells(table: Table, run_ids: set[str] | None) -> Iterator[Finding]:
     """Types and ranges of every schema column present, then run ids known to ``runs``."""
     sheet: Sheet = table.sheet
     for column in sheet.all_columns:
         if not table.has(column.name):
             continue
+        cells = table.column(column.name)
+        distinct = set(cells)
+        oversized = {v for v in distinct if type(v) is str and len(v) > EXCEL_CELL_CHARS}
+        if oversized:
+            yield from _findings(table, column.name, cells, oversized,
+                                 f"at most {EXCEL_CELL_CHARS:,} characters (Excel's cell limit)", "range")
         rule = rule_for(column)
         if rule is None:
             continue
-        cells = table.column(column.name)
-        distinct = set(cells)
         if _fast_ok(column, rule, distinct):
             continue
         bad = {v for v in distinct if not rule.ok(v)}

@@ -15,7 +15,7 @@ from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
 
 #: How an exporter marks a cell it had to cut (``…[truncated, N chars]``).
-TRUNCATED = re.compile(r"…\[truncated, \d+ chars\]$")
+TRUNCATED = re.compile(r"…\[truncated, \d+\+? chars\]$")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 #: Excel's day serials: 1900-01-01 .. 9999-12-31.
 _EXCEL_SERIALS = (1.0, 2_958_465.0)

@@ -19,6 +19,7 @@ import zipfile
 import zlib
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Self
 from xml.etree import ElementTree
@@ -62,7 +63,8 @@ def formulas_in(data: bytes, start: int, stop: int) -> list[Formula]:
 class _Inflated(io.RawIOBase):
     """A deflated zip member read straight from the file: inflated with zlib, without the
     CRC pass ``zipfile`` makes (the search only needs the bytes; calamine, which reads the
-    same member, checks the archive)."""
+    same member, checks the archive). Each read returns at most ``_BLOCK`` bytes, however
+    well the member compresses."""
 
     def __init__(self, path: Path, info: zipfile.ZipInfo) -> None:
         self._file = open(path, "rb")  # noqa: SIM115 - closed by close()
@@ -74,16 +76,22 @@ class _Inflated(io.RawIOBase):
         self._inflater = zlib.decompressobj(-zlib.MAX_WBITS)
 
     def read(self, size: int = -1) -> bytes:
-        """The next inflated bytes (about ten times a compressed chunk); ``b""`` at the end."""
-        while self._left > 0:
-            raw = self._file.read(min(_BLOCK // 4, self._left))  # XML deflates about tenfold
-            if not raw:
-                break
-            self._left -= len(raw)
-            out = self._inflater.decompress(raw)
+        """The next inflated bytes (at most ``_BLOCK``); ``b""`` at the end."""
+        inflater = self._inflater
+        while inflater.unconsumed_tail or self._left > 0:
+            if inflater.unconsumed_tail:
+                out = inflater.decompress(inflater.unconsumed_tail, _BLOCK)
+            else:
+                raw = self._file.read(min(_BLOCK // 4, self._left))  # XML deflates about tenfold
+                if not raw:
+                    raise EOFError("the archive ends inside this member")
+                self._left -= len(raw)
+                out = inflater.decompress(raw, _BLOCK)
             if out:
                 return out
-        return self._inflater.flush()
+            if inflater.eof:
+                break
+        return inflater.flush()
 
     def close(self) -> None:
         self._file.close()
@@ -98,6 +106,71 @@ def _member(archive: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo) -> IO[b
     if info.compress_type == zipfile.ZIP_DEFLATED:
         return _Inflated(path, info)  # type: ignore[return-value]
     return archive.open(info)
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveLimits:
+    """What an .xlsx may inflate to before it is parsed. A real export compresses its XML
+    about 5-10:1, so a part inflating much further is a decompression bomb, not a workbook;
+    the size limit bounds the memory a parsed sheet takes."""
+
+    max_part_bytes: int = 200 * 1024 * 1024  # any one part (a sheet's XML, the shared strings)
+    max_ratio: float = 100.0  # inflated / compressed, for parts above RATIO_FLOOR_BYTES
+
+
+#: Parts smaller than this inflate as they like (tiny XML parts compress far beyond 100:1).
+RATIO_FLOOR_BYTES = 1024 * 1024
+_HEAD = 1 << 16  # bytes of each XML part searched for a DTD
+
+
+def check_archive(path: Path, label: str, limits: ArchiveLimits) -> None:
+    """Refuse, before anything parses it, an archive with a part whose declared or actual
+    inflated size or compression ratio is over ``limits``, that is damaged, or whose XML
+    declares a DTD (entities: an OOXML part never has one). Memory stays within one block:
+    each part is inflated and counted, never kept. Not a zip archive: left to calamine."""
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError):
+        return
+    with archive:
+        for info in archive.infolist():
+            if not info.is_dir():
+                _check_part(archive, path, label, info, limits)
+
+
+def _check_part(archive: zipfile.ZipFile, path: Path, label: str, info: zipfile.ZipInfo, limits: ArchiveLimits) -> None:
+    def refuse(why: str) -> AuditInputError:
+        return AuditInputError(f"{label}: refused, part {info.filename} {why}")
+
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise refuse(f"uses a compression method ({info.compress_type}) workbooks do not use")
+    over = _over(info.file_size, info.compress_size, limits)
+    if over:
+        raise refuse(f"declares {info.file_size:,} bytes inflated ({over})")
+    inflated, head = 0, b""
+    try:
+        with _member(archive, path, info) as stream:
+            while chunk := stream.read(_BLOCK):
+                inflated += len(chunk)
+                if inflated > info.file_size:
+                    raise refuse(f"inflates beyond the {info.file_size:,} bytes it declares")
+                if len(head) < _HEAD:
+                    head += chunk[:_HEAD]
+    except (zlib.error, EOFError, OSError, zipfile.BadZipFile, RuntimeError) as exc:
+        raise refuse(f"is damaged ({exc})") from None
+    if inflated < info.file_size:
+        raise refuse(f"inflates to {inflated:,} bytes, not the {info.file_size:,} it declares")
+    if b"<!DOCTYPE" in head or b"<!ENTITY" in head:
+        raise refuse("declares a DTD (XML entities), which no workbook has")
+
+
+def _over(inflated: int, compressed: int, limits: ArchiveLimits) -> str | None:
+    if inflated > limits.max_part_bytes:
+        return f"over the {limits.max_part_bytes:,}-byte limit; --max-part-mb raises it"
+    if inflated > RATIO_FLOOR_BYTES and inflated > limits.max_ratio * max(compressed, 1):
+        return (f"{inflated / max(compressed, 1):,.0f}:1 compressed, over the {limits.max_ratio:g}:1 limit; "
+                "--max-ratio raises it")
+    return None
 
 
 class FormulaScan:
@@ -133,11 +206,12 @@ class WorkbookSource:
     one being checked, the one being read). Use as a context manager (or call
     :meth:`close`) to stop the reading thread."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, limits: ArchiveLimits | None = None) -> None:
         import python_calamine
 
         self.path = Path(path)
         self.label = str(path)
+        check_archive(self.path, self.label, limits or ArchiveLimits())
         try:
             self._book = python_calamine.CalamineWorkbook.from_path(str(self.path))
         except (OSError, python_calamine.CalamineError) as exc:

@@ -25,7 +25,7 @@ def open_harness(store: str | None):
                   "this command sends no spans", file=sys.stderr)
             del os.environ[ENV_OTLP_ENDPOINT]
     try:
-        harness = Harness(store=store, writer=None if os.environ.get(ENV_WRITER) else "thread")
+        harness = Harness(store=store, writer=None if os.environ.get(ENV_WRITER) else "thread", strict=True)
     except (ValueError, StoreError) as exc:
         raise UsageError(str(exc)) from None
     _opened.append(harness)

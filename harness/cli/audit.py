@@ -36,8 +36,12 @@ def command(
     baseline_model: Annotated[str | None, typer.Option(
         "--baseline-model", help="Model the uplift is measured against (default: the batches' primary --model, "
                                  "else the model of the earliest run; the summary says which).")] = None,
+    max_part_mb: Annotated[float, typer.Option(
+        "--max-part-mb", help="Refuse a workbook with a part (a sheet's XML) inflating beyond this many MB.")] = 200,
+    max_ratio: Annotated[float, typer.Option(
+        "--max-ratio", help="Refuse a workbook with a part compressed more than this (inflated:compressed).")] = 100,
 ) -> None:
-    from harness.audit import AuditInputError, audit_google_sheet, audit_workbook
+    from harness.audit import ArchiveLimits, AuditInputError, audit_google_sheet, audit_workbook
     from harness.audit._html import write_report
     from harness.audit._terminal import print_summary
     from workflows import (
@@ -50,11 +54,14 @@ def command(
         raise UsageError(f"--tolerance must be a finite number >= 0, got {tolerance}")
     if report is not None:
         writable_file(report, "--report")
+    if not 0 < max_part_mb < float("inf") or not 1 <= max_ratio < float("inf"):
+        raise UsageError("--max-part-mb must be a positive number and --max-ratio a number >= 1")
+    limits = ArchiveLimits(max_part_bytes=int(max_part_mb * 1024 * 1024), max_ratio=max_ratio)
     try:
         with _progress(Console(stderr=True), enabled=not as_json) as advance:
             if file is not None:
                 result = audit_workbook(file, tolerance=tolerance, baseline_model=baseline_model,
-                                        company_types=EXPECTED_TOOLS, progress=advance)
+                                        company_types=EXPECTED_TOOLS, progress=advance, limits=limits)
             else:
                 result = audit_google_sheet(gsheet or "", credentials_file=credentials, tolerance=tolerance,
                                             baseline_model=baseline_model, company_types=EXPECTED_TOOLS,

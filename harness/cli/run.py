@@ -2,14 +2,16 @@
 
 Examples: `harness run "Acme Corp" "Blue Harbor Logistics"` or `harness run --file companies.txt --repeats 3 --compare-model offline-analyst-lite`.
 
-Each company is a separate recorded run; repeats and compared models are runs too, grouped by one batch id per company, and get consistency and cross-model rows. Runs go concurrently, at most 8 at a time, and are stored in input order (company, model, repeat). The offline provider (default) needs no network; `--provider groq` needs GROQ_API_KEY.
+Each company is a separate recorded run; repeats and compared models are runs too, grouped by one batch id per company, and get consistency and cross-model rows. Runs go concurrently, at most 8 at a time, and are stored in input order (company, model, repeat). A batch killed midway is finished by `harness run ... --resume` (or the same `--batch-id`): the runs it stored are skipped. The offline provider (default) needs no network; `--provider groq` needs GROQ_API_KEY.
 
 At the end the runs of this batch are exported to the Excel workbook --out (unless --no-excel) and to Google Sheets with --gsheet; `harness export` writes the whole store. Output paths and Google credentials are checked before any run starts. Exit code 0 when every run completed and exported, 1 when a run or an export failed (the runs stay in the store), 2 for unusable input.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
+import uuid
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -54,6 +56,10 @@ def command(
     no_excel: Annotated[bool, typer.Option("--no-excel", help="Do not export to Excel.")] = False,
     gsheet: Annotated[Optional[str], typer.Option(help="Also append the runs of this batch to this Google Sheets spreadsheet id.")] = None,
     store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL (env HARNESS_STORE).")] = None,
+    batch_id: Annotated[Optional[str], typer.Option(
+        "--batch-id", help="Name the batch; the same batch again skips the runs it already stored.")] = None,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="Resume the last batch run on this store (after a crash or Ctrl-C).")] = False,
 ) -> None:
     from workflows import ProviderError, make_model, resolve_provider
     from workflows._batch import BatchSettings, run_batch
@@ -83,7 +89,8 @@ def command(
     harness = open_harness(store)  # closed by the CLI on exit
     if duplicates:
         print(f"harness: skipped {duplicates} duplicate compan{'y' if duplicates == 1 else 'ies'}", file=sys.stderr)
-    outcomes = _run_with_progress(harness, names, settings, run_batch)
+    batch = _batch(harness, batch_id, resume)
+    outcomes = _run_with_progress(harness, names, settings, functools.partial(run_batch, batch=batch))
     _summary(outcomes)
     exported = _export(harness, [o.run_id for o in outcomes], excel, gsheet)
     raise typer.Exit(1 if not exported or any(o.status != "completed" for o in outcomes) else 0)
@@ -99,6 +106,21 @@ def _check_gsheet(spreadsheet_id: str) -> None:
         sheets_client()
     except ValueError as exc:
         raise UsageError(f"--gsheet: {exc}") from None
+
+
+_LAST_BATCH = "last_batch:credit_analysis"
+
+
+def _batch(harness: Any, batch_id: str | None, resume: bool) -> str:
+    """The batch to run: named, the store's last one (``--resume``), or a new one; recorded
+    as the store's last batch before any run starts."""
+    if resume and batch_id:
+        raise UsageError("give --resume or --batch-id, not both")
+    batch = batch_id or (harness.store.meta(_LAST_BATCH) if resume else None) or ("" if resume else str(uuid.uuid4()))
+    if not batch:
+        raise UsageError("no batch to resume on this store: run without --resume")
+    harness.store.set_meta(_LAST_BATCH, batch)
+    return batch
 
 
 def _sources(kind: str) -> Any:

@@ -2,10 +2,22 @@
 
 :class:`Store` is the engine-independent interface (row keys, batched writes, paged reads:
 :mod:`.base`); ``Store(url)`` opens the engine the URL names. SQLite (:mod:`.sqlite`) is
-the embedded default.
+the embedded default. Runs a store cannot take now are kept in a :class:`Spool` and
+written when it can.
 """
 
-from .base import DEFAULT_STORE, ENV_STORE, ROW_KEY, Store, StoreError, content_key, json_text, store_url
+from .base import (
+    DEFAULT_STORE,
+    ENV_STORE,
+    ROW_KEY,
+    Store,
+    StoreError,
+    StoreUnavailable,
+    content_key,
+    json_text,
+    store_url,
+)
+from .spool import Spool
 from .sqlite import SQLiteStore, resolve_store_path
 
 __all__ = [
@@ -13,8 +25,10 @@ __all__ = [
     "ENV_STORE",
     "ROW_KEY",
     "SQLiteStore",
+    "Spool",
     "Store",
     "StoreError",
+    "StoreUnavailable",
     "content_key",
     "json_text",
     "resolve_store_path",

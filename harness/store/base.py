@@ -17,6 +17,7 @@ import json
 import os
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..schema import SHEET_NAMES, SHEETS, Sheet, sheet as sheet_named
@@ -34,6 +35,11 @@ PAGE_ROWS = 2_000  # rows read per query by Store.rows
 
 class StoreError(RuntimeError):
     """The store could not be opened or written."""
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be used now (cannot be opened, read-only, full, locked, unreachable),
+    as opposed to a row it refuses; a run that meets this is spooled (:mod:`.spool`)."""
 
 
 def json_text(value: Any) -> str:
@@ -201,6 +207,19 @@ class Store:
     def close(self) -> None:
         raise NotImplementedError
 
+    @property
+    def problem(self) -> str | None:
+        """Why the store cannot be used now (it could not be opened), or None."""
+        return None
+
+    @property
+    def spool_paths(self) -> list[Path]:
+        """Where runs the store cannot take now are spooled (:mod:`.spool`), in order of
+        preference: by default the user's cache directory (an engine adds a place near the store)."""
+        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        name = hashlib.sha1(self.location.encode()).hexdigest()[:16]
+        return [cache / "langgraph-harness" / "spool" / f"{name}.jsonl"]
+
     # --- schema -------------------------------------------------------------------------
     def _prepare_schema(self) -> None:
         """Bring the store's tables to :data:`~.migrations.SCHEMA_VERSION` (see :mod:`.migrations`)."""
@@ -301,6 +320,8 @@ class Store:
                 try:
                     result[name] = self._insert(sheet_named(name), rows)
                     self._execute("RELEASE SAVEPOINT sheet")
+                except StoreUnavailable:
+                    raise  # the store, not the sheet: the whole transaction fails
                 except (*self.db_errors, StoreError) as exc:
                     self._execute("ROLLBACK TO SAVEPOINT sheet")
                     self._execute("RELEASE SAVEPOINT sheet")
@@ -450,6 +471,16 @@ class Store:
     def assessment(self, run_id: str) -> dict[str, Any] | None:
         found = self._fetchall(f"SELECT record FROM assessment_records WHERE run_id = {self.placeholder}", (run_id,))
         return json.loads(found[0][0]) if found else None
+
+    # --- the store's own facts (schema version, last batch) ------------------------------
+    def meta(self, key: str) -> str | None:
+        found = self._fetchall(f"SELECT value FROM harness_meta WHERE key = {self.placeholder}", (key,))
+        return found[0][0] if found else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction():
+            self._execute(f"DELETE FROM harness_meta WHERE key = {self.placeholder}", (key,))
+            self._execute(f"INSERT INTO harness_meta (key, value) VALUES ({self._marks(2)})", (key, value))
 
     # --- export bookkeeping (exactly-once pushes) ---------------------------------------
     def exported_keys(self, target: str, sheet: str) -> set[str]:

@@ -11,12 +11,18 @@ import contextlib
 import os
 import sqlite3
 import threading
+import time
 import weakref
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from .base import Store, StoreError, register_engine, store_url
+from .base import Store, StoreError, StoreUnavailable, register_engine, store_url
+
+#: How long opening a store waits for another program's lock (writes wait BUSY_SECONDS).
+OPEN_BUSY_SECONDS, BUSY_SECONDS = 5, 30
+#: A store that could not be opened is tried again at most this often.
+REOPEN_SECONDS = 1.0
 
 
 def resolve_store_path(url: str | os.PathLike[str] | None = None) -> Path:
@@ -40,6 +46,11 @@ class SQLiteStore(Store):
     Fork-safe: a forked child gets a lock of its own and, on first use, a connection of its
     own (SQLite forbids carrying a connection across ``fork()``, and the parent's lock may be
     held by a thread the child does not have).
+
+    ``lazy``: a store that cannot be opened now (not a database, read-only, locked, full)
+    is not an error yet: every use tries to open it again (at most once a second) and
+    raises :class:`StoreUnavailable` until it can. SQLite's own errors surface as
+    :class:`StoreError` (:class:`StoreUnavailable` when the store, not a row, is at fault).
     """
 
     placeholder = "?"
@@ -50,19 +61,49 @@ class SQLiteStore(Store):
     def accepts(cls, url: str) -> bool:
         return True  # a path or a sqlite:/// URL; anything else is refused with a reason on opening
 
-    def __init__(self, url: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, url: str | os.PathLike[str] | None = None, *, lazy: bool = False) -> None:
         self.path = resolve_store_path(url)
         self.absolute_path = self.path.absolute()  # as of opening, whatever the process's cwd becomes
         self._lock = threading.RLock()
         self._depth = 0
+        self._connection: sqlite3.Connection | None = None
+        self._failure: str | None = None
+        self._retry_at = 0.0
+        with self._lock:
+            try:
+                self._open()
+            except StoreUnavailable as exc:
+                if not lazy:
+                    raise
+                self._failure, self._retry_at = str(exc), time.monotonic() + REOPEN_SECONDS
+        _open_stores.add(self)
+
+    def _open(self) -> None:
+        """Connect and bring the schema forward (under the lock)."""
         try:
             if self.path.parent and not self.path.parent.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._connection: sqlite3.Connection | None = self._connect()
+            self._connection = self._connect()
             self._prepare_schema()
-        except (OSError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot open store {str(self.path)!r}: {exc}") from None
-        _open_stores.add(self)
+            self._connection.execute(f"PRAGMA busy_timeout = {BUSY_SECONDS * 1000}")
+        except (OSError, sqlite3.Error, StoreError) as exc:
+            conn, self._connection = self._connection, None
+            if conn is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.close()
+            reason = exc.args[0] if isinstance(exc, StoreError) and exc.args else exc
+            raise StoreUnavailable(f"cannot open store {str(self.path)!r}: {reason}") from None
+        self._failure = None
+
+    @property
+    def problem(self) -> str | None:
+        return self._failure if self._connection is None else None
+
+    @property
+    def spool_paths(self) -> list[Path]:
+        if not self.shareable:
+            return []
+        return [self.absolute_path.with_name(self.absolute_path.name + ".spool.jsonl"), *super().spool_paths]
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
@@ -76,20 +117,26 @@ class SQLiteStore(Store):
         return str(self.path) not in ("", ":memory:")
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.absolute_path, check_same_thread=False, timeout=30)
+        conn = sqlite3.connect(self.absolute_path, check_same_thread=False, timeout=OPEN_BUSY_SECONDS)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         return conn
 
     @property
     def _conn(self) -> sqlite3.Connection:
-        """The connection (used under the store's lock); opened anew on first use in a forked child."""
+        """The connection (used under the store's lock); opened anew on first use in a forked
+        child, or once the store can be opened after it could not."""
         conn = self._connection
         if conn is None:
+            if time.monotonic() < self._retry_at:
+                raise StoreUnavailable(self._failure or f"store {str(self.path)!r} cannot be opened")
             try:
-                conn = self._connection = self._connect()
-            except (OSError, sqlite3.Error) as exc:
-                raise StoreError(f"cannot reopen store {str(self.path)!r} after fork: {exc}") from None
+                self._open()
+            except StoreUnavailable as exc:
+                self._failure, self._retry_at = str(exc), time.monotonic() + REOPEN_SECONDS
+                raise
+            conn = self._connection
+            assert conn is not None
         return conn
 
     def _forget_after_fork(self) -> None:
@@ -109,27 +156,41 @@ class SQLiteStore(Store):
         with self._lock:
             if self._depth:  # nested: a savepoint, so a failure inside undoes only its own part
                 name = f"tx{self._depth}"
-                self._conn.execute(f"SAVEPOINT {name}")
+                with _errors():
+                    self._conn.execute(f"SAVEPOINT {name}")
                 self._depth += 1
                 try:
                     yield
                 except BaseException:
-                    self._conn.execute(f"ROLLBACK TO SAVEPOINT {name}")
+                    # (an error such as a full disk may have ended the whole transaction already)
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.execute(f"ROLLBACK TO SAVEPOINT {name}")
+                        self._conn.execute(f"RELEASE SAVEPOINT {name}")
                     raise
+                else:
+                    with _errors():
+                        self._conn.execute(f"RELEASE SAVEPOINT {name}")
                 finally:
                     self._depth -= 1
-                    self._conn.execute(f"RELEASE SAVEPOINT {name}")
                 return
-            self._conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+            with _errors():
+                self._conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
             self._depth = 1
             try:
                 yield
             except BaseException:
                 self._depth = 0
-                self._conn.rollback()
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.rollback()
                 raise
             self._depth = 0
-            self._conn.commit()
+            try:
+                with _errors():
+                    self._conn.commit()
+            except StoreError:
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.rollback()
+                raise
 
     def _sequence_column(self) -> str:
         # The rowid: a new row gets the largest plus one.
@@ -139,16 +200,18 @@ class SQLiteStore(Store):
         return [row[1] for row in self._fetchall(f'PRAGMA table_info("{table}")')]
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> None:
-        self._conn.execute(sql, params)
+        with _errors():
+            self._conn.execute(sql, params)
 
     def _executemany(self, sql: str, batch: Sequence[Sequence[Any]]) -> int:
         conn = self._conn
         before = conn.total_changes
-        conn.executemany(sql, batch)
+        with _errors():
+            conn.executemany(sql, batch)
         return conn.total_changes - before
 
     def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
+        with self._lock, _errors():
             return self._conn.execute(sql, params).fetchall()
 
     def close(self) -> None:
@@ -160,6 +223,17 @@ class SQLiteStore(Store):
                     self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 self._connection.close()
         _open_stores.discard(self)
+
+
+@contextlib.contextmanager
+def _errors() -> Iterator[None]:
+    """SQLite's exceptions as the store's: the store at fault (locked, read-only, full, I/O,
+    not a database) is :class:`StoreUnavailable`; a refused row or statement is :class:`StoreError`."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        unavailable = isinstance(exc, sqlite3.OperationalError) or type(exc) is sqlite3.DatabaseError
+        raise (StoreUnavailable if unavailable else StoreError)(f"store error: {exc}") from exc
 
 
 #: Stores open in this process (for a forked child to reopen), and the connections a forked

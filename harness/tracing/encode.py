@@ -5,7 +5,13 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from ..schema import truncation_marker
+from .redact import REDACTED
+
+if TYPE_CHECKING:
+    from .redact import Redactor
 
 PREVIEW_CHARS = 10_000
 #: What capture keeps of a payload that rows and spans only preview (a node's or the graph's
@@ -16,21 +22,24 @@ CAPTURE_CHARS = PREVIEW_CHARS + 2_048
 
 class Truncated:
     """A payload cut at capture: ``value`` is JSON-able data whose JSON is the payload's JSON
-    for at least its first :data:`CAPTURE_CHARS` characters; the rest was never copied."""
+    for at least its first :data:`CAPTURE_CHARS` characters (a text: its first characters);
+    the rest was never copied. ``length``: the whole payload's text length, when known
+    without reading it all (a text's), else None."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "length")
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, length: int | None = None) -> None:
         self.value = value
+        self.length = length
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return Truncated, (self.value,)
+        return Truncated, (self.value, self.length)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is Truncated and other.value == self.value
+        return type(other) is Truncated and other.value == self.value and other.length == self.length
 
     def __repr__(self) -> str:
-        return f"Truncated({self.value!r})"
+        return f"Truncated({self.value!r}, {self.length!r})"
 
 
 def _key(key: Any) -> str:
@@ -144,11 +153,53 @@ def payload_text(value: Any) -> str:
     return value if isinstance(value, str) else to_json(value)
 
 
-def preview(value: Any, limit: int = PREVIEW_CHARS) -> str | None:
+def preview(value: Any, limit: int = PREVIEW_CHARS, redact: Redactor | None = None) -> str | None:
+    """``value`` as text (:func:`payload_text`), cut to ``limit`` (see :func:`cut`). Only a
+    text that is cut is redacted here (before the cut): one kept whole is left for the
+    caller to scrub with the rest of its row."""
     if value is None:
         return None
     text = payload_text(value)
-    return text if len(text) <= limit else text[:limit]
+    if type(value) is Truncated or len(text) > limit:
+        return payload_cut(value, limit, redact, text)
+    return text
+
+
+def payload_cut(value: Any, limit: int, redact: Redactor | None = None, text: str | None = None) -> str:
+    """A payload as text, redacted and cut to ``limit`` (:func:`cut`); for one capture cut
+    (:class:`Truncated`), the marker gives its whole length when known, else what was kept."""
+    text = payload_text(value) if text is None else text
+    if type(value) is Truncated:
+        return cut(text, limit, redact, value.length, at_least=value.length is None)
+    return cut(text, limit, redact)
+
+
+def cut(text: str, limit: int, redact: Redactor | None = None, length: int | None = None, *,
+        at_least: bool = False) -> str:
+    """``text`` redacted, then, when longer than ``limit``, cut to at most ``limit``
+    characters ending with the visible marker ``…[truncated, N chars]`` (N = ``length``,
+    default ``len(text)``: the whole value's length; ``at_least``: N+, the whole length being
+    unknown beyond what ``text`` holds).
+
+    Redaction comes first, over the kept part and ``redact.margin`` characters beyond it, so
+    a secret straddling the cut is recognised whole and no fragment of it survives (a rule
+    whose secret reaches the end of that window redacts it to the end). A caller that
+    encodes only part of a large value (a bounded encoder) must hand over at least its
+    first ``limit + redact.margin`` characters, and its whole ``length``.
+    """
+    total = len(text) if length is None else length
+    if total <= limit and len(text) <= limit and not at_least:
+        return redact(text) if redact is not None else text
+    window = text[:limit + redact.margin] if redact is not None else text
+    if redact is not None:
+        window = redact(window)
+    marker = truncation_marker(total, at_least=at_least)
+    keep = max(0, limit - len(marker))
+    if len(window) <= keep:
+        return window + marker
+    # Never end inside a [REDACTED] (cut before it instead).
+    straddling = window.rfind(REDACTED, max(0, keep - len(REDACTED) + 1), keep + len(REDACTED) - 1)
+    return window[:keep if straddling == -1 else straddling] + marker
 
 
 def message_text(message: Any) -> str:

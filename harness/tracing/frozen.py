@@ -35,7 +35,7 @@ logger = logging.getLogger("harness")
 # Types whose pickles the writer process can always read: the libraries the events come
 # from and the standard types they hold. Any other object in a payload (the application's
 # own classes, which the writer process may be unable to import) is sent as its JSON form.
-_NATIVE_MODULES = ("builtins", "langchain_core", "langgraph", "harness", "uuid", "datetime", "decimal",
+_NATIVE_MODULES = ("builtins", "langchain_core", "langgraph", "harness", "uuid", "datetime", "decimal", "re",
                    "collections", "pydantic", "pydantic_core", "copyreg")
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
 
@@ -211,7 +211,7 @@ def freeze_preview(value: Any) -> Any:
     if value is None:
         return None
     if type(value) is str:
-        return value if len(value) <= CAPTURE_CHARS else Truncated(value[:CAPTURE_CHARS])
+        return value if len(value) <= CAPTURE_CHARS else Truncated(value[:CAPTURE_CHARS], len(value))
     if _looks_small(value):
         frozen = _freeze(value)
         # (a live reference, which _freeze keeps of what is too large to copy, is no snapshot)

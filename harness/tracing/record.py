@@ -8,6 +8,7 @@ same record is written in the host process or handed whole to the writer process
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -20,11 +21,11 @@ from opentelemetry import trace
 
 from . import rows as _rows
 from .events import Event, assemble
-from .redact import Redactor
+from .redact import Redactor, host_secrets, portable, redactor
 from .spans import emit_spans
 from .verify import total_sheets_logged, verification_status
 from ..schema import COUNTED_SHEETS, SHEET_NAMES, sheet as sheet_named
-from ..store import Store
+from ..store import Spool, Store, StoreUnavailable
 
 logger = logging.getLogger("harness")
 
@@ -68,6 +69,8 @@ class RunRecord:
     spans: Mapping[UUID, tuple[str, str, str | None]] = field(default_factory=dict)
     #: values of secret-named environment variables in the host, for the redactor
     secrets: Sequence[str] | None = None
+    #: the application's own redaction rules (``Harness(redact=...)``)
+    redact_extra: tuple[Any, ...] = ()
     #: spans still to be made, over OTLP/HTTP to this endpoint (by whoever writes the record)
     otlp_endpoint: str | None = None
     #: the application's span context when the run started (trace id, span id, flags, remote)
@@ -80,6 +83,16 @@ class RunRecord:
             self.events = assemble(self.log, self.streamed)
             self.log, self.streamed = (), {}
         return self.events
+
+    def redactor(self) -> Redactor:
+        """The run's redactor: the rules, the host's environment secrets, the application's rules."""
+        secrets = self.secrets if self.secrets is not None else host_secrets()
+        return redactor(tuple(secrets), self.redact_extra)
+
+    @property
+    def portable(self) -> bool:
+        """Whether another process can write the run (see :func:`.redact.portable`)."""
+        return portable(self.redact_extra)
 
     def count_error(self, what: str) -> None:
         self.errors += 1
@@ -96,10 +109,11 @@ def valid_row(sheet: str, row: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in row.items() if k in allowed}
 
 
-def build_rows(record: RunRecord) -> dict[str, list[dict[str, Any]]]:
-    """The run's rows by sheet, before redaction: captured, logged, evaluated, and ``runs``."""
+def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, list[dict[str, Any]]]:
+    """The run's rows by sheet, before redaction (but for previews that are cut, scrubbed
+    before the cut when ``redact`` is given): captured, logged, evaluated, and ``runs``."""
     ctx = _rows.RunContext(record.run_id, record.subject, record.agent_names, record.node_types,
-                           record.phases, record.spans)
+                           record.phases, record.spans, redact)
     tree, rows = _rows.captured_rows(ctx, record.assembled())
     seq: Counter[str] = Counter()
     for sheet, row, node_id in record.logged:
@@ -133,6 +147,15 @@ def build_rows(record: RunRecord) -> dict[str, list[dict[str, Any]]]:
             record.count_error("evaluation")
     rows["runs"] = [_runs_row(record, rows)]
     return rows
+
+
+def scrubbed_rows(record: RunRecord, redact: Redactor) -> dict[str, list[dict[str, Any]]]:
+    """The run's rows as they are stored: built, scrubbed, by sheet in spec order."""
+    rows = build_rows(record, redact)
+    cells = [cell for sheet, sheet_rows in rows.items()  # one scan over the run's cells
+             for cell in _rows.text_cells(sheet_rows, _rows.PAYLOAD_COLUMNS if sheet in CAPTURED_SHEETS else None)]
+    _rows.scrub_cells(cells, redact)
+    return {name: rows[name] for name in SHEET_NAMES if rows.get(name)}
 
 
 def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]]) -> dict[str, Any]:
@@ -182,7 +205,7 @@ def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]]) -> di
 def emit_record_spans(record: RunRecord, tracer: trace.Tracer, outer_span: trace.Span | None = None) -> None:
     """Make the run's spans (into ``record.spans``, which the rows then carry)."""
     try:
-        redact = Redactor(secrets=record.secrets)
+        redact = record.redactor()
         if outer_span is None and record.outer_context is not None:
             trace_id, span_id, flags, remote = record.outer_context
             outer_span = trace.NonRecordingSpan(
@@ -196,11 +219,20 @@ def emit_record_spans(record: RunRecord, tracer: trace.Tracer, outer_span: trace
         record.count_error("span export")
 
 
-def write_record(record: RunRecord, store: Store) -> None:
-    """Build, scrub and store the run's rows and its ``log_tests`` row in one transaction.
+def write_record(record: RunRecord, store: Store, spool: Spool | None = None) -> None:
+    """Build, scrub and store the run's rows and its ``log_tests`` row in one transaction;
+    when the store cannot take them now, keep them in ``spool`` (written later).
 
     Never raises: every failure is logged and counted in ``record.errors``.
     """
+    entry = prepare_entry(record)
+    if entry is not None:
+        deliver(entry, store, spool, record)
+
+
+def prepare_entry(record: RunRecord) -> dict[str, Any] | None:
+    """The run's spans made (when bound for OTLP) and its scrubbed rows, as the entry
+    :func:`store_run` writes; None when they could not be built (counted)."""
     if record.otlp_endpoint and not record.spans:
         from .telemetry import otlp_tracer
 
@@ -211,37 +243,77 @@ def write_record(record: RunRecord, store: Store) -> None:
         else:
             emit_record_spans(record, tracer)
     try:
-        redact = Redactor(secrets=record.secrets)
-        rows = build_rows(record)
-        for sheet, sheet_rows in rows.items():
-            _rows.redact_rows(sheet_rows, redact, _rows.PAYLOAD_COLUMNS if sheet in CAPTURED_SHEETS else None)
-        ordered = {name: rows[name] for name in SHEET_NAMES if rows.get(name)}
-        written = {name: len(sheet_rows) for name, sheet_rows in ordered.items()}
-        stored: dict[str, int] = {}
-        with store.transaction():  # the run's sheets and its log_tests row: one commit
-            for name, outcome in store.write_many(ordered).items():
-                if isinstance(outcome, Exception):
-                    record.count_error(f"storing {name}: {outcome}")
-                else:
-                    stored[name] = outcome
-            if record.verify:
-                try:
-                    # a new run has no rows but those the store just accepted
-                    counts = {name: stored.get(name, 0) for name in COUNTED_SHEETS}
-                    store.replace("log_tests", [log_tests_row(
-                        record.run_id, record.subject, counts, profile=record.profile,
-                        required=record.required_sheets, written=written, redact=redact)])
-                except Exception:  # noqa: BLE001
-                    record.count_error("log_tests")
+        redact = record.redactor()
+        return {"run_id": record.run_id, "subject": redact(record.subject) if record.subject else record.subject,
+                "verify": record.verify, "profile": record.profile, "required": list(record.required_sheets),
+                "rows": scrubbed_rows(record, redact)}
     except Exception:  # noqa: BLE001 - the host never sees harness failures
-        record.count_error("storing the run")
+        record.count_error("building the rows")
+        return None
+
+
+def deliver(entry: dict[str, Any], store: Store, spool: Spool | None, record: RunRecord) -> None:
+    """Store one run's scrubbed rows (see :func:`store_run`), or spool them while the store
+    cannot take them; after a success, what the spool holds is written too."""
+    if spool is None or spool.store_may_work():
+        try:
+            problems = store_run(store, entry)
+        except StoreUnavailable as exc:
+            if spool is None:
+                record.count_error(f"storing the run ({exc})")
+                return
+            spool.store_failed(exc)
+        except Exception:  # noqa: BLE001
+            record.count_error("storing the run")
+            return
+        else:
+            for problem in problems:
+                record.count_error(problem)
+            if spool is not None and spool.pending:
+                spool.replay(functools.partial(store_run, store))
+            return
+    record.errors += 1  # counted, not logged per run: the spool warned once
+    if not spool.add(entry):
+        record.count_error("spooling the run")
+
+
+def store_run(store: Store, entry: Mapping[str, Any]) -> list[str]:
+    """Write a run's rows (``entry``: made by :func:`write_record`, or read back from a
+    spool) and its ``log_tests`` row in one transaction; returns the problems met (a sheet
+    the store refused). A run's rows are stored with its ``runs`` row or not at all: a
+    refused ``runs`` row rolls the transaction back and raises."""
+    rows: Mapping[str, list[dict[str, Any]]] = entry["rows"]
+    written = {name: len(sheet_rows) for name, sheet_rows in rows.items()}
+    stored: dict[str, int] = {}
+    problems = []
+    with store.transaction():  # the run's sheets and its log_tests row: one commit
+        for name, outcome in store.write_many(rows).items():
+            if isinstance(outcome, Exception):
+                if name == "runs":
+                    raise outcome
+                problems.append(f"storing {name}: {outcome}")
+            else:
+                stored[name] = outcome
+        if entry["verify"]:
+            try:
+                # a new run has no rows but those the store just accepted
+                counts = {name: stored.get(name, 0) for name in COUNTED_SHEETS}
+                store.replace("log_tests", [log_tests_row(
+                    entry["run_id"], entry["subject"], counts, profile=entry["profile"],
+                    required=entry["required"], written=written, redact=None)])
+            except StoreUnavailable:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the run's rows stand without their verdict
+                problems.append(f"log_tests: {exc}")
+    return problems
 
 
 def log_tests_row(run_id: str, company_name: str | None, counts: Mapping[str, int], *, profile: str,
-                  required: Sequence[str], written: Mapping[str, int] | None, redact: Redactor,
+                  required: Sequence[str], written: Mapping[str, int] | None, redact: Redactor | None,
                   written_rows: Mapping[str, int] | None = None) -> dict[str, Any]:
     """A run's scrubbed ``log_tests`` row from its rows per sheet (``counts``), checked against
-    what the harness wrote (``written``, when known; else ``written_rows`` is kept as is)."""
+    what the harness wrote (``written``, when known; else ``written_rows`` is kept as is);
+    ``redact`` None: ``company_name`` is scrubbed already."""
     row = {
         "run_id": run_id,
         "company_name": company_name,
@@ -255,5 +327,6 @@ def log_tests_row(run_id: str, company_name: str | None, counts: Mapping[str, in
         "written_rows": dict(written) if written is not None else written_rows,
         "row_key": f"{run_id}:log_tests",
     }
-    _rows.redact_rows([row], redact, _rows.PAYLOAD_COLUMNS)
+    if redact is not None:
+        _rows.redact_rows([row], redact, _rows.PAYLOAD_COLUMNS)
     return row

@@ -19,6 +19,7 @@ from uuid import UUID
 from .. import costs
 from .encode import jsonable, message_role, message_text, preview, to_json
 from .events import Event
+from .redact import Redactor
 
 GENERATED_BY_FW = "FW"
 
@@ -39,6 +40,8 @@ class RunContext:
     node_types: Mapping[str, str] = field(default_factory=dict)
     phases: Mapping[str, str] = field(default_factory=dict)
     span_ids: Mapping[UUID, tuple[str, str, str | None]] = field(default_factory=dict)  # trace, span, parent
+    #: scrubs the previews that are cut, before the cut (the other cells are scrubbed whole later)
+    redact: Redactor | None = None
 
 
 @dataclass(slots=True)
@@ -301,7 +304,7 @@ def langgraph_event_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             **common,
             "row_key": f"{tree.text_id[e]}:start",
             "event_type": start_type,
-            "input_preview": preview(prompt_text(e) if is_llm else e.inputs),
+            "input_preview": preview(prompt_text(e) if is_llm else e.inputs, redact=ctx.redact),
             "status": "started",
             "timestamp": iso(e.start_ns),
         })
@@ -314,7 +317,7 @@ def langgraph_event_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "row_key": f"{tree.text_id[e]}:end",
             "event_type": _EVENT_TYPES[(e.kind, outcome)],
             "tokens": tokens,
-            "output_preview": preview(response_text(e) if is_llm else e.outputs),
+            "output_preview": preview(response_text(e) if is_llm else e.outputs, redact=ctx.redact),
             "duration_ms": e.duration_ms,
             "status": e.status,
             "error": e.error,
@@ -460,23 +463,30 @@ def captured_rows(ctx: RunContext, events: Sequence[Event]) -> tuple[Tree, dict[
     }
 
 
-#: Columns of captured rows that carry payloads (prompts, responses, tool I/O, errors);
-#: the other captured columns hold ids, names, numbers and enums the harness produced.
+#: Columns of captured rows that carry payloads (prompts, responses, tool I/O, errors) or
+#: the application's metadata; the other captured columns hold ids, names, numbers and enums
+#: the harness produced. (A preview that was cut was scrubbed before the cut as well.)
 PAYLOAD_COLUMNS = frozenset({
-    "company_name", "prompt", "response", "reasoning", "context", "current_task", "input_preview",
-    "output_preview", "tool_input", "tool_output", "error", "system_prompt", "user_prompt", "variables_json",
-    "thread_id",
+    "company_name", "prompt", "response", "reasoning", "context", "current_task", "input_preview", "output_preview",
+    "tool_input", "tool_output",
+    "error", "system_prompt", "user_prompt", "variables_json", "thread_id", "workflow", "batch_id", "experiment",
+    "case_id", "checkpoint_ns", "prompt_id", "prompt_name", "category", "workflow_phase", "call_type",
 })
 
 
-def redact_rows(rows: Iterable[dict[str, Any]], redact, columns: frozenset[str] | None = None) -> None:
-    """Scrub secrets in place from ``columns`` (default: every text and JSON cell).
+def redact_rows(rows: Iterable[dict[str, Any]], redact: Redactor, columns: frozenset[str] | None = None) -> None:
+    """Scrub secrets in place from ``columns`` (default: every text and JSON cell)."""
+    scrub_cells(text_cells(rows, columns), redact)
 
-    JSON values are turned into their JSON text first, so a secret inside a nested payload
-    is found; the store keeps that text as the cell's JSON. The cells are scanned together
-    first, and scrubbed one by one only when that scan finds something.
-    """
-    cells: list[tuple[dict[str, Any], str, str]] = []
+
+Cell = tuple[dict[str, Any], str, str]  # (row, column, text)
+
+
+def text_cells(rows: Iterable[dict[str, Any]], columns: frozenset[str] | None = None) -> list[Cell]:
+    """(row, column, text) of the text and JSON cells of ``columns`` (default: all). JSON
+    values are turned into their JSON text, so a secret inside a nested payload is found;
+    the store keeps that text as the cell's JSON."""
+    cells: list[Cell] = []
     for row in rows:
         for key in (row.keys() & columns if columns is not None else list(row)):
             value = row[key]
@@ -485,6 +495,12 @@ def redact_rows(rows: Iterable[dict[str, Any]], redact, columns: frozenset[str] 
             elif isinstance(value, (dict, list)):
                 text = row[key] = to_json(value)
                 cells.append((row, key, text))
+    return cells
+
+
+def scrub_cells(cells: Sequence[Cell], redact: Redactor) -> None:
+    """Scrub the cells in place. They are scanned together first, and scrubbed one by one
+    only when that scan finds something."""
     if cells and redact.finds_any([text for _, _, text in cells]):
         for row, key, text in cells:
             row[key] = redact(text)

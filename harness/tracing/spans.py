@@ -10,6 +10,7 @@ attribute, not the span.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -19,8 +20,9 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from . import rows as _rows
-from .encode import payload_text, preview
+from .encode import payload_cut
 from .events import Event
+from .redact import Redactor
 
 logger = logging.getLogger("harness")
 
@@ -37,14 +39,15 @@ def _guarded(producer: Callable[..., Attrs], *args: Any) -> Attrs:
         logger.debug("span attribute producer %s failed", producer.__name__, exc_info=True)
 
 
-def _common_attrs(e: Event, run_id: str, workflow: str | None) -> Attrs:
+def _common_attrs(e: Event, run_id: str, workflow: str | None, redact: Callable[[str], str]) -> Attrs:
     yield "openinference.span.kind", _KIND[e.kind]
     yield "harness.run_id", run_id
     yield "harness.event_kind", e.kind
     md = e.metadata or {}
     if md.get("thread_id"):
-        yield "session.id", str(md["thread_id"])
-        yield "gen_ai.conversation.id", str(md["thread_id"])
+        thread = redact(str(md["thread_id"]))  # the application's own value: may be anything
+        yield "session.id", thread
+        yield "gen_ai.conversation.id", thread
     if e.langgraph_step is not None:
         yield "langgraph.step", e.langgraph_step
     if md.get("langgraph_node"):
@@ -55,21 +58,22 @@ def _common_attrs(e: Event, run_id: str, workflow: str | None) -> Attrs:
     if e.kind == "graph":
         yield "gen_ai.operation.name", "invoke_workflow"
         if workflow:
-            yield "gen_ai.workflow.name", workflow
+            yield "gen_ai.workflow.name", redact(workflow)
     if e.kind == "node":
         yield "graph.node.id", e.name
 
 
-def _io_attrs(e: Event, redact: Callable[[str], str]) -> Attrs:
+def _io_attrs(e: Event, redact: Redactor) -> Attrs:
     if e.kind == "llm":
-        text_in, text_out = _rows.prompt_text(e), _rows.response_text(e) if e.finished else None
+        value_in, value_out = _rows.prompt_text(e), _rows.response_text(e) if e.finished else None
     else:
-        text_in = payload_text(e.inputs)
-        text_out = None if e.outputs is None else payload_text(e.outputs)
+        value_in, value_out = e.inputs, e.outputs
+    text_in = payload_cut(value_in, _ATTR_CHARS, redact)
+    text_out = None if value_out is None else payload_cut(value_out, _ATTR_CHARS, redact)
     if text_in:
-        yield "input.value", redact(preview(text_in, _ATTR_CHARS) or "")
+        yield "input.value", text_in
     if text_out:
-        yield "output.value", redact(preview(text_out, _ATTR_CHARS) or "")
+        yield "output.value", text_out
 
 
 def _llm_attrs(e: Event) -> Attrs:
@@ -122,7 +126,7 @@ def emit_spans(
     *,
     run_id: str,
     workflow: str | None,
-    redact: Callable[[str], str],
+    redact: Redactor,
     end_ns: int,
     run_attrs: dict[str, Any] | None = None,
     outer_span: trace.Span | None = None,
@@ -133,13 +137,14 @@ def emit_spans(
     """
     spans: dict[UUID, trace.Span] = {}
     ids: dict[UUID, tuple[str, str, str | None]] = {}
+    redact_name = functools.lru_cache(maxsize=64)(redact)  # thread id and workflow: one value per run
     outer = outer_span if outer_span is not None and outer_span.get_span_context().is_valid else trace.INVALID_SPAN
     for e in events:  # creation order: parents first
         parent = spans.get(e.parent_id) if e.parent_id else None
         context = trace.set_span_in_context(parent) if parent is not None else None
         attributes: dict[str, Any] = {}
         for producer, args in (
-            (_common_attrs, (e, run_id, workflow)),
+            (_common_attrs, (e, run_id, workflow, redact_name)),
             (_io_attrs, (e, redact)),
             (_llm_attrs if e.kind == "llm" else _tool_attrs if e.kind == "tool" else None, (e,)),
         ):

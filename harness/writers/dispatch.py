@@ -7,11 +7,12 @@ and hands it every finished run's record.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 
-from ..store import Store
-from ..tracing.record import RunRecord, write_record
+from ..store import Spool, Store
+from ..tracing.record import RunRecord, store_run, write_record
 from ..tracing.redact import host_secrets
 from .process import WriterProcess, writer_process
 from .thread import BackgroundWriter
@@ -50,6 +51,10 @@ class RunWriter:
         self.kind = kind
         self.errors = 0
         self.max_pending_bytes = max_pending
+        #: runs the store cannot take now; what an earlier process left is written first
+        self.spool = Spool(store.spool_paths)
+        if self.spool.pending and store.problem is None:
+            self.spool.replay(functools.partial(store_run, store))
         self.background = BackgroundWriter(max_pending) if kind != "inline" else None
         # A store another process can open is written by the writer process; an in-memory
         # one only in this process.
@@ -72,13 +77,14 @@ class RunWriter:
                 self.background.flush()
 
     def process(self) -> WriterProcess | None:
-        """The writer process runs go to (started now if needed), or None."""
-        return writer_process() if self.by_process else None
+        """The writer process runs go to (started now if needed), or None. While the store
+        cannot be opened here, runs are written (spooled) here, where the warning was given."""
+        return writer_process() if self.by_process and self.store.problem is None else None
 
     def persist(self, record: RunRecord, process: WriterProcess | None = None) -> None:
         """Store a finished run: through the writer process when there is one, else here."""
         process = process or self.process()
-        if process is not None:
+        if process is not None and record.portable:
             record.secrets = host_secrets()  # the host's environment, as of this run
             if process.submit(self, record):
                 self.sent_to.add(process)
@@ -88,7 +94,7 @@ class RunWriter:
 
     def write_here(self, record: RunRecord) -> None:
         before = record.errors
-        write_record(record, self.store)
+        write_record(record, self.store, self.spool)
         self.errors += record.errors - before
 
     def write_later(self, record: RunRecord) -> None:

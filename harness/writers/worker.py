@@ -6,7 +6,8 @@ window (or are already waiting in the pipe) join it, and each store's share of a
 written in one transaction that takes the write lock at its start. When several host
 processes share one SQLite file, each writer process then takes the lock once per batch
 instead of once per run, which is what lets them share it without waiting on each other
-most of the time. A run's rows still commit together or not at all.
+most of the time. A run's rows still commit together or not at all, and a store that cannot
+take them has them spooled (:mod:`harness.store.spool`).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ import sys
 import time
 from collections import OrderedDict
 
-from ..store import Store
-from ..tracing.record import RunRecord, write_record
+from ..store import Spool, Store
+from ..tracing.record import RunRecord, deliver, prepare_entry, store_run
 from ..tracing.telemetry import flush_own_providers
 from .process import FRAME, HELLO
 
@@ -74,7 +75,7 @@ def main() -> None:
     os.dup2(2, 1)  # anything printed by a library goes to stderr, never into the answers
     answers.write(HELLO)
     requests = Requests(sys.stdin.fileno())
-    stores: OrderedDict[str, Store] = OrderedDict()
+    stores: OrderedDict[str, tuple[Store, Spool]] = OrderedDict()
     while True:
         frame = requests.next(None)
         if frame is None:
@@ -104,27 +105,49 @@ def main() -> None:
         _write(batch, stores, answers)
 
 
-def _write(batch: list[tuple[int, str, RunRecord]], stores: OrderedDict[str, Store], answers) -> None:
-    """Each store's records in one transaction, then every record acknowledged in order (a
-    store's share that did not commit is handed back for the host to write)."""
+def _write(batch: list[tuple[int, str, RunRecord]], stores: OrderedDict[str, tuple[Store, Spool]],
+           answers) -> None:
+    """Each store's records in one transaction, then every record acknowledged in order.
+
+    A store that has a problem, a spool to replay, or a batch that does not commit gets its
+    runs one by one instead, each stored or spooled on its own (never lost)."""
     before = {seq: record.errors for seq, _, record in batch}
-    returned: set[int] = set()
     for path in dict.fromkeys(path for _, path, _ in batch):
         records = [record for _, p, record in batch if p == path]
         try:
-            store = stores.pop(path, None) or Store(path)
-            stores[path] = store
+            if path not in stores:
+                store = Store(path, lazy=True)  # one the writer cannot open now: its runs are spooled
+                stores[path] = (store, Spool(store.spool_paths))
+            stores.move_to_end(path)
             while len(stores) > OPEN_STORES:
-                stores.popitem(last=False)[1].close()
-            with store.transaction(immediate=True):
-                for record in records:
-                    write_record(record, store)
-        except Exception:  # noqa: BLE001 - the batch did not commit: the host writes these runs
-            logger.warning("harness writer process could not store %d run(s); the host writes them",
-                           len(records), exc_info=True)
-            returned.update(id(record) for record in records)
+                stores.popitem(last=False)[1][0].close()
+            store, spool = stores[path]
+        except Exception:  # noqa: BLE001
+            for record in records:
+                record.count_error("opening the store")
+            continue
+        entries = [(record, prepare_entry(record)) for record in records]
+        entries = [(record, entry) for record, entry in entries if entry is not None]
+        if store.problem is None and not spool.pending and _store_together(store, entries):
+            continue
+        for record, entry in entries:
+            deliver(entry, store, spool, record)
     for seq, _, record in batch:
-        if id(record) in returned:
-            answers.write(FRAME.pack(b"L", seq, 0))
-        else:
-            answers.write(FRAME.pack(b"A", seq, record.errors - before[seq]))
+        answers.write(FRAME.pack(b"A", seq, record.errors - before[seq]))
+
+
+def _store_together(store: Store, entries: list[tuple[RunRecord, dict]]) -> bool:
+    """The runs' rows in one transaction that takes the write lock at its start; False (and
+    nothing stored) when it did not commit."""
+    problems: list[tuple[RunRecord, list[str]]] = []
+    try:
+        with store.transaction(immediate=True):
+            for record, entry in entries:
+                problems.append((record, store_run(store, entry)))
+    except Exception:  # noqa: BLE001 - rolled back: the runs go one by one
+        logger.debug("a batch of %d run(s) did not commit; writing them one by one", len(entries), exc_info=True)
+        return False
+    for record, found in problems:
+        for problem in found:
+            record.count_error(problem)
+    return True

@@ -2,13 +2,14 @@
 
 import enum
 import pickle
+import re
 
 from hypothesis import given
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, Generation, LLMResult
 
-from harness.tracing.encode import CAPTURE_CHARS, Truncated, jsonable_prefix, preview, to_json
+from harness.tracing.encode import CAPTURE_CHARS, PREVIEW_CHARS, Truncated, jsonable_prefix, preview, to_json
 from harness.tracing.frozen import (
     MAX_FROZEN_BYTES,
     freeze,
@@ -164,7 +165,13 @@ def test_a_previewed_payload_keeps_the_beginning_of_its_json_exactly(value):
         assert kept[:CAPTURE_CHARS] == whole[:CAPTURE_CHARS]  # (after it, what closes the cut)
     else:
         assert kept == whole  # exact JSON within the cap
-    assert preview(thaw(frozen)) == preview(value)
+    shown = preview(thaw(frozen))
+    if not isinstance(thaw(frozen), Truncated):
+        assert shown == preview(value)
+    else:  # the same beginning; the marker gives the length capture saw, at most the whole
+        body, marker = re.fullmatch(r"(.*)…\[truncated, (\d+)\+? chars\]", shown, re.S).groups()
+        text = value if isinstance(value, str) else whole  # (text is previewed as it is)
+        assert text.startswith(body) and len(body) >= PREVIEW_CHARS - 40 and int(marker) <= len(text)
 
 
 def test_a_large_state_is_captured_as_its_beginning_not_copied_whole():
@@ -174,7 +181,7 @@ def test_a_large_state_is_captured_as_its_beginning_not_copied_whole():
     thawed = thaw(frozen)
     assert isinstance(thawed, Truncated) and to_json(thawed).startswith('{"log":["parse"],"document":"xxx')
     text = "y" * 1_000_000
-    assert thaw(freeze_preview(text)) == Truncated("y" * CAPTURE_CHARS)
+    assert thaw(freeze_preview(text)) == Truncated("y" * CAPTURE_CHARS, len(text))
     assert preview(thaw(freeze_preview(text))) == preview(text)
 
 

@@ -1,0 +1,134 @@
+"""The secrets the harness recognises, as data: one rule per kind of credential.
+
+Modelled on the rule sets of gitleaks (``config/gitleaks.toml``) and detect-secrets (its
+plugins): provider key formats, tokens of the common protocols (bearer, HTTP Basic, JWT,
+PEM private keys, credentials inside URLs) and key/value forms in text, JSON and headers.
+A rule's pattern finds a secret; its groups named ``secret...`` (else the whole match)
+are what is replaced, so ``Bearer``, ``"password": "`` or ``postgresql://user:`` stay
+readable. Every match contains one of the rule's ``needles`` (case-folded), which lets
+the redactor skip a rule for text that holds none of them.
+
+Two properties the redactor relies on, and every rule keeps:
+
+- A rule recognises a secret from its first :data:`MAX_FIXED_CHARS` characters, and a
+  secret of open-ended length (a PEM body, a quoted value, a bearer token) is matched to
+  the end of the text when its end is missing. So a text cut anywhere after a secret's
+  first :data:`MAX_FIXED_CHARS` characters still has all of its secret's kept part found.
+- ``[REDACTED]`` is matched by no rule as a new secret (a rule that sees it replaces it
+  with itself), so redacting twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+#: The longest secret a fixed-length rule matches (a Slack configuration token: 170).
+MAX_FIXED_CHARS = 256
+
+#: Environment variables whose values are secrets: names ending in one of these words.
+SECRET_ENV_NAME = re.compile(r"(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|APIKEY|CREDENTIALS?|AUTH)$",
+                             re.IGNORECASE)
+#: Shorter values of those variables are not redacted (they would match ordinary words).
+MIN_ENV_SECRET_CHARS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    name: str
+    pattern: re.Pattern[str]
+    needles: tuple[str, ...]  # case-folded; every match contains one
+    #: when set, a match is a secret only if this holds for its secret part
+    check: Callable[[str], bool] | None = None
+
+
+def _rule(name: str, pattern: str, needles: tuple[str, ...] | str, *, flags: int = 0,
+          check: Callable[[str], bool] | None = None) -> Rule:
+    return Rule(name, re.compile(pattern, flags), (needles,) if isinstance(needles, str) else needles, check)
+
+
+def _basic_credentials(value: str) -> bool:
+    """HTTP Basic credentials are base64 of ``user:password``."""
+    try:
+        return b":" in base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+
+
+#: The start of a secret that follows a name and a separator, quoted (at any depth of
+#: JSON escaping) or bare; the quote is kept, the value is redacted up to its closing
+#: quote or, when that is missing, to the end of the text.
+_SCHEME = r"(?>(?:(?:basic|bearer|token|digest|negotiate|ntlm|apikey)[ \t]+)?)"  # kept, never taken for the value
+_VALUE = (
+    rf"""(?:"{_SCHEME}(?P<secret>(?:[^"\\\n]|\\.)+)"""  # a JSON string: escapes are part of it
+    rf"""|\\+"{_SCHEME}(?P<secret2>(?:[^"\\\n]|\\+[^"\\\n])+)"""  # JSON inside JSON: up to the next quote
+    rf"""|'{_SCHEME}(?P<secret3>[^'\n]+)"""
+    rf"""|{_SCHEME}(?!(?:true|false|null|none)\b)(?P<secret4>[^\s"'`,;&<>(){{}}\[\]\\]+))"""
+)
+#: Names whose value is a secret: the name must end with one of these words.
+_SECRET_NAMES = (
+    r"passw(?:or)?d|passphrase|pwd|secret|token|api[_.-]?key|apikey"
+    r"|(?:access|secret|private|account|client|auth|signing|encryption|master|app|service|subscription|webhook)"
+    r"[_.-]?key|credentials?|creds|auth|authorization"
+)
+
+RULES: tuple[Rule, ...] = (
+    # --- blocks and protocol tokens ---------------------------------------------------
+    _rule("private-key",
+          r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?P<secret>[\s\S]*?)"
+          r"(?:-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|\Z)", "private key"),
+    _rule("jwt", r"\bey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*", ".ey"),
+    _rule("url-credentials",
+          r"\b[a-z][a-z0-9+.-]{0,20}://[^\s/?#@:\"'<>\\]*:(?P<secret>[^\s/?#\"'<>\\]+)@", "://",
+          flags=re.IGNORECASE),
+    _rule("url-parameter",
+          r"[?&;][\w.-]{0,40}?(?:token|key|secret|passw(?:or)?d|pwd|signature|sig|credential|auth)"
+          r"=(?P<secret>[^&\s\"'#<>\\]+)",
+          ("token=", "key=", "secret=", "password=", "passwd=", "pwd=", "signature=", "sig=", "credential=",
+           "auth="), flags=re.IGNORECASE),
+    _rule("bearer", r"\bbearer\s+(?P<secret>[A-Za-z0-9._~+/=-]{8,})", "bearer", flags=re.IGNORECASE),
+    _rule("basic-auth", r"\bbasic\s+(?P<secret>[A-Za-z0-9+/]{6,}={0,2})", "basic", flags=re.IGNORECASE,
+          check=_basic_credentials),
+    # --- providers (gitleaks ids in brackets where they differ) ------------------------
+    _rule("aws-access-key-id", r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b",
+          ("akia", "asia", "abia", "acca", "a3t")),
+    _rule("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})",
+          ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    _rule("gitlab-token", r"\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}", ("glpat-", "gldt-", "glrt-", "glptt-")),
+    _rule("slack-token", r"\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{10,}", ("xox", "xapp-")),
+    _rule("slack-webhook", r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9+/]{20,})",
+          "hooks.slack.com"),
+    _rule("stripe-key", r"\b(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{24,}",
+          ("k_live_", "k_test_", "k_prod_", "whsec_")),
+    _rule("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}", "aiza"),
+    _rule("google-oauth", r"\bGOCSPX-[A-Za-z0-9_-]{28}|\bya29\.[0-9A-Za-z_-]{20,}", ("gocspx-", "ya29.")),
+    _rule("openai-anthropic-key", r"\bsk-(?:proj-|ant-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}", "sk-"),
+    _rule("groq-key", r"\bgsk_[A-Za-z0-9]{20,}", "gsk_"),
+    _rule("huggingface-token", r"\bhf_[A-Za-z]{34,}", "hf_"),
+    _rule("npm-token", r"\bnpm_[A-Za-z0-9]{36}", "npm_"),
+    _rule("pypi-token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}", "pypi-age"),
+    _rule("sendgrid-key", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}", "sg."),
+    _rule("twilio-key", r"SK(?<=\bSK)[0-9a-fA-F]{32}\b", "sk"),
+    _rule("mailgun-key", r"\bkey-[0-9a-z]{32}\b", "key-"),
+    _rule("azure-ad-client-secret", r"(?<![A-Za-z0-9_~.])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}", "q~"),
+    _rule("shopify-token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", "shp"),
+    _rule("databricks-token", r"\bdapi[a-f0-9]{32}(?:-\d)?", "dapi"),
+    _rule("digitalocean-token", r"\bdo[opr]_v1_[a-f0-9]{64}", "_v1_"),
+    _rule("linear-key", r"\blin_api_[A-Za-z0-9]{40}", "lin_api_"),
+    _rule("postman-key", r"\bPMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}", "pmak-"),
+    _rule("square-token", r"\bsq0(?:atp|csp)-[A-Za-z0-9_-]{22,}", "sq0"),
+    _rule("heroku-key", r"\bHRKU-AA[0-9A-Za-z_-]{58}", "hrku-"),
+    _rule("telegram-bot-token", r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}", ":aa"),
+    _rule("doppler-token", r"\bdp\.pt\.[A-Za-z0-9]{43}", "dp.pt."),
+    _rule("age-secret-key", r"\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", "age-secret-key-1"),
+    # --- names that say their value is secret (last: provider rules have run) ----------
+    _rule("cookie-header", r"\b(?:set-)?cookie\\*[\"']?[ \t]*:[ \t]*\\*[\"']?(?P<secret>[^\r\n\"'\\]+)", "cookie",
+          flags=re.IGNORECASE),
+    _rule("secret-key-value",
+          rf"(?:{_SECRET_NAMES})\\*[\"']?[ \t]*(?:=>|:=|[:=])[ \t]*{_VALUE}",
+          ("passw", "passphrase", "pwd", "secret", "token", "key", "credential", "creds", "auth"),
+          flags=re.IGNORECASE),
+)

@@ -1,0 +1,224 @@
+"""Each secret rule, alone and in the table: what it redacts, what it keeps, what it leaves."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness import REDACTED, Redactor
+from harness.tracing.encode import PREVIEW_CHARS, cut, preview
+from harness.tracing.redact import MARGIN
+from harness.tracing.secret_rules import RULES
+
+# rule -> (text holding a secret, the secret, what must stay readable)
+EXAMPLES = {
+    "private-key": ("key: -----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAq7Bv3kR9\n-----END RSA PRIVATE KEY----- ok",
+                    "MIIEowIBAAKCAQEAq7Bv3kR9", "-----BEGIN RSA PRIVATE KEY-----"),
+    "jwt": ("token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk now",
+            "eyJzdWIiOiIxMjM0NTY3ODkwIn0", "now"),
+    "url-credentials": ("connect to postgresql://app:Sup3rS3cret@db.internal:5432/prod", "Sup3rS3cret",
+                        "postgresql://app:"),
+    "url-parameter": ("GET https://bucket.s3.amazonaws.com/f?X-Amz-Signature=9f3c2a7b1e&X-Amz-Date=20260101",
+                      "9f3c2a7b1e", "X-Amz-Date=20260101"),
+    "bearer": ("curl -H 'Bearer abcDEF123456789xyz'", "abcDEF123456789xyz", "Bearer "),
+    "basic-auth": ("Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1l", "YWxhZGRpbjpvcGVuc2VzYW1l", "Basic "),
+    "aws-access-key-id": ("aws_access_key_id=AKIAQYLPMN5HHHFPZAM2", "AKIAQYLPMN5HHHFPZAM2", "aws_access_key_id="),
+    "github-token": ("push with ghp_R2d2C3poBB8aLuke5kyW4lkerH4nSoL0ea1a", "ghp_R2d2C3poBB8aLuke5kyW4lkerH4nSoL0ea1a",
+                     "push with"),
+    "gitlab-token": ("GITLAB glpat-Xy7kP2mQ9rT4vW1zB8nC", "glpat-Xy7kP2mQ9rT4vW1zB8nC", "GITLAB"),
+    "slack-token": ("bot xoxb-2048151924-2048151925-AbCdEfGhIjKlMnOp", "xoxb-2048151924-2048151925-AbCdEfGhIjKlMnOp",
+                    "bot"),
+    "slack-webhook": ("post to https://hooks.slack.com/services/T0001/B0002/XXXXXXXXXXXXXXXXXXXXXXXX",
+                      "T0001/B0002/XXXXXXXXXXXXXXXXXXXXXXXX", "hooks.slack.com/services/"),
+    "stripe-key": ("charge with sk_live_51HxYz2KqLmNoPqRsTuVwXyZ01", "sk_live_51HxYz2KqLmNoPqRsTuVwXyZ01", "charge"),
+    "google-api-key": ("maps key AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW", "AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW",
+                       "maps"),
+    "google-oauth": ("secret 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", "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", "secret"),
+    "openai-anthropic-key": ("OPENAI sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12", "sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12", "OPENAI"),
+    "groq-key": ("groq gsk_Zq8Wx7Vc6Bn5Mm4Ll3Kk2Jj1Hh0Gg9Ff8", "gsk_Zq8Wx7Vc6Bn5Mm4Ll3Kk2Jj1Hh0Gg9Ff8", "groq"),
+    "huggingface-token": ("hf hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh", "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh", "hf "),
+    "npm-token": ("//registry:_authToken npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", "npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+                  "//registry"),
+    "pypi-token": ("upload pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0NTY3",
+                   "pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0NTY3", "upload"),
+    "sendgrid-key": ("mail SG.aBcDeFgHiJkLmNoPqRsTuV.wXyZaBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgHiJkLm",
+                     "SG.aBcDeFgHiJkLmNoPqRsTuV.wXyZaBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgHiJkLm", "mail"),
+    "twilio-key": ("twilio SK0123456789abcdef0123456789abcdef", "SK0123456789abcdef0123456789abcdef", "twilio"),
+    "mailgun-key": ("mailgun key-3ax6xnjp29jd6fds4gc373sgvjxteol0", "key-3ax6xnjp29jd6fds4gc373sgvjxteol0", "mailgun"),
+    "azure-ad-client-secret": ("client abc1Q~aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456", "abc1Q~aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456",
+                               "client"),
+    "shopify-token": ("shop shpat_0123456789abcdef0123456789abcdef", "shpat_0123456789abcdef0123456789abcdef", "shop"),
+    "databricks-token": ("dbx dapi0123456789abcdef0123456789abcdef", "dapi0123456789abcdef0123456789abcdef", "dbx"),
+    "digitalocean-token": ("do dop_v1_" + "a1" * 32, "dop_v1_" + "a1" * 32, "do "),
+    "linear-key": ("linear lin_api_" + "Ab3" * 13 + "Z", "lin_api_" + "Ab3" * 13 + "Z", "linear"),
+    "postman-key": ("pm PMAK-0123456789abcdef01234567-0123456789abcdef0123456789abcdef01",
+                    "PMAK-0123456789abcdef01234567-0123456789abcdef0123456789abcdef01", "pm"),
+    "square-token": ("sq sq0atp-AbCdEfGhIjKlMnOpQrStUv", "sq0atp-AbCdEfGhIjKlMnOpQrStUv", "sq "),
+    "heroku-key": ("heroku HRKU-AA" + "x9" * 29, "HRKU-AA" + "x9" * 29, "heroku"),
+    "telegram-bot-token": ("bot 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1", "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1",
+                           "bot"),
+    "doppler-token": ("dp dp.pt.aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgHiJkLmNoPq", "dp.pt.aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgHiJkLmNoPq",
+                      "dp "),
+    "age-secret-key": ("age AGE-SECRET-KEY-1" + "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" + "QPZRY9X8GF2TVDW0S3JN54KHCE6M",
+                       "AGE-SECRET-KEY-1QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8GF2TVDW0S3JN54KHCE6M", "age"),
+    "cookie-header": ("Cookie: sessionid=8f14e45fceea167a; csrftoken=c9f0f895fb98ab91", "8f14e45fceea167a", "Cookie: "),
+    "secret-key-value": ('{"user": "ann", "password": "correct horse battery"}', "correct horse battery", '"user": "ann"'),
+}
+
+
+def test_every_rule_has_an_example():
+    assert sorted(EXAMPLES) == sorted(rule.name for rule in RULES)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda rule: rule.name)
+def test_the_rule_alone_redacts_its_secret_and_keeps_the_rest(rule):
+    text, secret, kept = EXAMPLES[rule.name]
+    out = Redactor(environ={}, rules=[rule])(text)
+    assert secret not in out and REDACTED in out
+    assert kept in out
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda rule: rule.name)
+def test_every_match_of_the_rule_holds_one_of_its_needles(rule):
+    text, _, _ = EXAMPLES[rule.name]
+    match = rule.pattern.search(text)
+    assert match is not None and any(needle in match.group().casefold() for needle in rule.needles)
+
+
+@pytest.mark.parametrize("text", [
+    "plain text about sk-ills and tasks at risk",
+    '{"total_tokens": 54, "prompt_tokens": 42, "max_tokens": 100}',
+    '{"next_token": null, "token": true, "password": ""}',
+    "a basic understanding of bearer bonds",
+    "https://example.com:8080/path?page=2&sort=asc",
+    "password_hash: pbkdf2 secretary: Ann author: Ann tokenizer: gpt2",
+    '{"key_findings": ["revenue grew"], "primary_key": "id"}',
+    "AKIA is not a key; neither is ghp_short",
+])
+def test_ordinary_text_is_left_alone(text):
+    assert Redactor(environ={})(text) == text
+
+
+@pytest.mark.parametrize("text, secret", [
+    ('password=hunter22 and more', "hunter22"),
+    ("PASSWORD: 'a b c'", "a b c"),
+    ("{'api_key': 'abc123zz'}", "abc123zz"),
+    ('{"client_secret":"c\\"s1"}', 'c\\"s1'),
+    ('"{\\"password\\": \\"inner-secret\\"}"', "inner-secret"),
+    ("x-api-key: 4f9a8b7c", "4f9a8b7c"),
+    ("X-Auth-Token: tok_abcdef", "tok_abcdef"),
+    ("Authorization: Bearer opaque-token-123", "opaque-token-123"),
+    ('"Authorization": "Basic YWxhZGRpbjpvcGVuc2VzYW1l"', "YWxhZGRpbjpvcGVuc2VzYW1l"),
+    ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG"),
+    ('{"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}', "wJalrXUtnFEMI/K7MDENG"),
+    ("https://api.example.com/v1/quote?symbol=AAPL&token=s3cr3tvalue", "s3cr3tvalue"),
+    ("redis://:r3d1s-pw@cache:6379/0", "r3d1s-pw"),
+])
+def test_key_value_forms_in_text_json_and_headers_are_redacted(text, secret):
+    out = Redactor(environ={})(text)
+    assert secret not in out and REDACTED in out
+
+
+@pytest.mark.parametrize("name", ["SERVICE_KEY", "GH_TOKEN", "APP_SECRET", "DB_PASSWORD", "SMTP_PASS", "MAPS_APIKEY",
+                                  "GCP_CREDENTIALS", "PROXY_AUTH", "PASSWORD"])
+def test_values_of_secret_named_environment_variables_are_redacted(name):
+    redact = Redactor(environ={name: "v4lue-0f-the-secret", "HOME": "/root/home-dir"})
+    assert redact("sent v4lue-0f-the-secret from /root/home-dir") == f"sent {REDACTED} from /root/home-dir"
+
+
+def test_short_values_of_secret_named_variables_are_not_redacted():
+    redact = Redactor(environ={"FEATURE_AUTH": "on", "RETRY_KEY": "1234567"})
+    assert redact("auth on, retry 1234567") == "auth on, retry 1234567"
+
+
+def test_an_environment_secret_is_found_escaped_in_json_and_quoted_in_a_url():
+    redact = Redactor(environ={"DB_PASSWORD": 'p@ss"word/1'})
+    assert 'p@ss' not in redact('{"dsn": "p@ss\\"word/1"} and ?p=p%40ss%22word%2F1')
+
+
+def test_redacting_twice_changes_nothing():
+    redact = Redactor(environ={"X_TOKEN": "tok-987654321"})
+    for text, _, _ in EXAMPLES.values():
+        once = redact(text + " tok-987654321")
+        assert redact(once) == once
+
+
+# --- before the cut ------------------------------------------------------------------------
+
+_CUT_SECRETS = {
+    "openai-anthropic-key": "sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12",
+    "environment": "tok-987654321-zyx",
+    "private-key": "-----BEGIN PRIVATE KEY-----\n" + "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" * 40 + "\n-----END PRIVATE KEY-----",
+    "secret-key-value": '"password": "' + "Qw3rTy" * 30 + '"',
+}
+
+
+def _fragments(secret: str) -> set[str]:
+    body = secret.split("-----")[2] if secret.startswith("-----") else secret
+    body = body.split('": "')[-1].rstrip('"')
+    return {body[i:i + 4] for i in range(len(body) - 3)}
+
+
+@pytest.mark.parametrize("kind", sorted(_CUT_SECRETS))
+def test_no_fragment_of_a_secret_survives_the_preview_cut_at_any_offset(kind):
+    secret = _CUT_SECRETS[kind]
+    redact = Redactor(environ={"APP_TOKEN": _CUT_SECRETS["environment"]})
+    fragments = _fragments(secret)
+    for start in range(PREVIEW_CHARS - len(secret) - 40, PREVIEW_CHARS + 5):
+        text = "." * start + secret + "." * 500
+        out = preview(text, redact=redact)
+        assert len(out) <= PREVIEW_CHARS and out.endswith(f"…[truncated, {len(text)} chars]")
+        assert not any(f in out for f in fragments), (kind, start)
+
+
+def test_a_cut_text_ends_with_a_marker_giving_the_whole_length():
+    out = preview({"items": list(range(5000))})
+    assert out.endswith("…[truncated, 23901 chars]") and len(out) <= PREVIEW_CHARS
+
+
+def test_a_cut_never_ends_inside_a_redaction():
+    redact = Redactor(environ={})
+    for start in range(90, 120):
+        out = cut("." * start + "token=abcdefghijkl" + "." * 200, 120, redact)
+        assert "[REDACTED]" in out or not any(out[:-len("…[truncated, 000 chars]")].endswith(REDACTED[:k])
+                                              for k in range(1, len(REDACTED)))
+
+
+def test_a_bounded_encoder_hands_over_the_margin_and_still_cuts_the_same():
+    """The contract a truncating encoder keeps: the first limit + margin characters and the
+    whole length give the same cell as the whole text."""
+    redact = Redactor(environ={})
+    text = "." * 9_990 + "sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12" + "." * 50_000
+    assert redact.margin >= MARGIN
+    assert cut(text[:PREVIEW_CHARS + redact.margin], PREVIEW_CHARS, redact, len(text)) == preview(text, redact=redact)
+
+
+# --- the needles never let a secret pass ----------------------------------------------------
+
+# Pieces of secrets and of their needles, in both cases and with the Unicode letters that
+# case-insensitive matching equates with ASCII ones (Kelvin sign, long s).
+_pieces = st.sampled_from(["gsk_", "GSK_", "sk-", "SK", "ſk-", "\u212aey=", "Bearer ", "bearer\t", "?token=", "&api_key=",
+                           "abcdefgh", "0123456789", "ABCDEFGHIJKLMNOP", "-", "_", " ", "\x00", "é", "proj-", "hunter22",
+                           "HUNTER22", "&", "password", "PaSſword", ": ", "=", '"', "\\", "'", "AKIA", "ghp_", "://",
+                           "u:p@h", "eyJhbGciOi", ".eyJzdWIi", "-----BEGIN PRIVATE KEY-----", "Basic ", "YWxhZGRpbjpv"])
+_texts = st.lists(_pieces, max_size=14).map("".join)
+
+
+def _every_rule(redact: Redactor, text: str) -> str:
+    for i in range(len(redact._rules)):
+        text = redact._substitute(i, text)
+    return text
+
+
+@given(_texts)
+def test_the_needles_never_let_a_secret_pass(text):
+    """A rule is skipped for text holding none of its needles; that must never change what
+    is scrubbed."""
+    for redact in (Redactor(environ={}), Redactor(environ={"X_SECRET": "hunter22"})):
+        assert redact(text) == _every_rule(redact, text)
+
+
+@given(st.lists(_texts, max_size=6))
+def test_one_scan_over_many_cells_finds_whatever_a_scan_per_cell_finds(cells):
+    redact = Redactor(environ={"X_SECRET": "hunter22"})
+    if any(redact(cell) != cell for cell in cells):
+        assert redact.finds_any(cells)
