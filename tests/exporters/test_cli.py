@@ -37,7 +37,7 @@ def test_repeated_run_options_select_those_runs(filled, tmp_path):
     ((), "nothing to do"),
     (("--out", "{tmp}/book.csv"), "must end in .xlsx"),
     (("--out", "{tmp}/missing/book.xlsx"), "does not exist"),
-    (("--out", "{tmp}/book.xlsx", "--run", "run-9"), "unknown run id(s) in the store: run-9"),
+    (("--out", "{tmp}/book.xlsx", "--run", "run-9"), "no run 'run-9' in store"),
 ])
 def test_bad_input_is_one_line_and_exit_code_2(filled, tmp_path, capsys, args, message):
     code = run_cli(*(a.format(tmp=tmp_path) for a in args), "--store", str(filled.path))
