@@ -103,3 +103,18 @@ def harness_cli(*args: str, cwd: Path | None = None, **kwargs) -> subprocess.Com
     """The installed command, as a user runs it."""
     return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True, timeout=120,
                           cwd=cwd, **kwargs)
+
+
+@pytest.fixture(scope="session")
+def many(recorded, tmp_path_factory) -> Path:
+    """A store of 1,500 runs: copies of the recorded ones, half in experiment ``base``, half
+    in ``cand``."""
+    from harness import Store
+    from tests.support.copies import copy_runs
+
+    path = tmp_path_factory.mktemp("many") / "runs.db"
+    path.write_bytes(recorded.path.read_bytes())
+    store = Store(path)
+    copy_runs(store, [recorded.agent, recorded.failed, recorded.credit], 1_500, experiments=["base", "cand"])
+    store.close()
+    return path
