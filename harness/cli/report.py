@@ -23,8 +23,7 @@ def command(
     limit: Annotated[int, typer.Option(help="At most this many runs, the newest (0: all).")] = 10_000,
     out: Annotated[Path, typer.Option(help="The HTML file to write.")] = Path("report.html"),
 ) -> None:
-    from harness.view import list_runs
-    from harness.view.report import write_report
+    from harness.view import list_runs, write_report
 
     if limit < 0:
         raise UsageError(f"--limit must be 0 (all) or more, got {limit}")

@@ -5,10 +5,12 @@ self-contained HTML report (``harness report``).
 
 from .model import RunView, TreeEntry
 from .read import LIST_COLUMNS, MIN_PREFIX, RunIdError, list_runs, load_run, load_runs, resolve_run_id, resolve_run_ids
+from .report import Report, write_report
 
 __all__ = [
     "LIST_COLUMNS",
     "MIN_PREFIX",
+    "Report",
     "RunIdError",
     "RunView",
     "TreeEntry",
@@ -17,4 +19,5 @@ __all__ = [
     "load_runs",
     "resolve_run_id",
     "resolve_run_ids",
+    "write_report",
 ]
