@@ -174,3 +174,15 @@ def test_a_reader_gone_before_the_first_line_changes_nothing(recorded):
     proc.stdout.close()  # the reader goes away at once: every write meets a closed pipe
     assert proc.wait(timeout=120) == 0
     assert proc.stderr.read() == b""
+
+
+def test_report_of_two_experiments_summarises_both_and_keeps_the_newest_up_to_the_limit(many, tmp_path, capsys):
+    out = tmp_path / "exp.html"
+    with pytest.raises(SystemExit) as info:
+        main(["report", "--store", str(many), "--experiment", "base", "--experiment", "cand", "--limit", "100",
+              "--out", str(out)])
+    assert info.value.code == 0
+    assert "100 runs (the newest of 1,500; --limit to change)" in capsys.readouterr().err
+    page = out.read_text()
+    section = page[page.index("<section id=experiments>"):]
+    assert "<td>base</td><td class=num>50</td>" in section and "<td>cand</td><td class=num>50</td>" in section
