@@ -93,16 +93,18 @@ def load_run(store: Store, run_id: str) -> RunView:
 
 def load_runs(store: Store, run_ids: Sequence[str], *, clip: int | None = None) -> Iterator[RunView]:
     """The runs of ``run_ids`` that the store has, in that order, read a few hundred at a time;
-    ``clip`` cuts payloads (previews, tool input and output) to that many characters."""
+    ``clip`` cuts payloads (previews, tool input and output) to that many characters and
+    leaves them as the text they are stored as (a glimpse needs no decoding)."""
     for start in range(0, len(run_ids), _CHUNK):
         chunk = list(run_ids[start:start + _CHUNK])
         runs = {row["run_id"]: row for row in store.rows("runs", chunk)}
         if not runs:
             continue
         ids = list(runs)
-        events = _grouped(store.rows("langgraph_events", ids, columns=_EVENT_COLUMNS, clip=clip))
+        events = _grouped(store.rows("langgraph_events", ids, columns=_EVENT_COLUMNS, clip=clip,
+                                     decode_json=clip is None))
         llm = _grouped(store.rows("llm_calls", ids, columns=_LLM_COLUMNS))
-        tools = _grouped(store.rows("tool_calls", ids, columns=_TOOL_COLUMNS, clip=clip))
+        tools = _grouped(store.rows("tool_calls", ids, columns=_TOOL_COLUMNS, clip=clip, decode_json=clip is None))
         scored = {sheet: {row["run_id"]: row for row in store.rows(sheet, ids, columns=columns)}
                   for sheet, columns in _SCORE_COLUMNS.items()}
         for run_id in chunk:

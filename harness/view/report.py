@@ -8,6 +8,8 @@ scores are drawn when it is opened.
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
 import json
 import os
@@ -80,17 +82,29 @@ def _scores(scores: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def run_data(view: RunView) -> dict[str, Any]:
-    """A run as the report's script reads it (short keys: ten thousand of these are inline)."""
+    """A run's line in the list, its header and its scores as the report's script reads them
+    (short keys: ten thousand of these are inline). Its waterfall is :func:`waterfall_rows`."""
     r = view.run
     return {
         "id": view.run_id, "ts": r.get("timestamp"), "wf": r.get("workflow"), "subj": r.get("company_name"),
         "st": r.get("status"), "ms": _round(r.get("total_time_ms")), "tok": r.get("total_tokens"),
         "cost": r.get("total_cost"), "eval": r.get("evaluation_score"), "exp": r.get("experiment"),
         "case": r.get("case_id"), "model": r.get("model"), "err": abbreviate(r.get("error"), 400) or None,
-        "span": _round(view.span_ms),
-        "tree": [_entry(view, depth, e) for depth, e in view.entries()],
-        "scores": _scores(view.scores),
+        "span": _round(view.span_ms), "scores": _scores(view.scores),
     }
+
+
+def waterfall_rows(view: RunView) -> list[list[Any]]:
+    """The run's waterfall: one row per node, model call and tool call, depth first."""
+    return [_entry(view, depth, e) for depth, e in view.entries()]
+
+
+def packed(data: Any) -> str:
+    """``data`` as gzip-compressed JSON in base64: the waterfalls, most of a report's bytes,
+    shrink several times over (prompts and tool payloads repeat from run to run), and the page
+    unpacks them with the browser's own ``DecompressionStream`` after showing the list."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str).encode()
+    return base64.b64encode(gzip.compress(text, compresslevel=6, mtime=0)).decode("ascii")
 
 
 def _json_for_script(data: Any) -> str:
@@ -104,6 +118,7 @@ def render(views: Sequence[RunView], *, source: str, selected: int | None = None
     ``comparison`` is a two-experiment comparison as ``Comparison.to_dict()`` gives it."""
     rows = [view.run for view in views]
     data = {"runs": [run_data(v) for v in views], "source": source}
+    waterfalls = packed([waterfall_rows(v) for v in views])
     completed = sum(r.get("status") == "completed" for r in rows)
     tokens = sum(r.get("total_tokens") or 0 for r in rows)
     costs = [r["total_cost"] for r in rows if isinstance(r.get("total_cost"), (int, float))]
@@ -133,6 +148,7 @@ def render(views: Sequence[RunView], *, source: str, selected: int | None = None
         "<div id=waterfall></div><h3>Scores</h3><div id=scores></div></section>"
         "</main><div id=tip role=tooltip hidden></div>"
         f"<script type=application/json id=report-data>{_json_for_script(data)}</script>"
+        f"<script type=application/octet-stream id=report-waterfalls data-encoding=gzip+base64>{waterfalls}</script>"
         f"<script>{_asset('report.js')}</script></body></html>"
     )
 

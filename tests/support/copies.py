@@ -1,6 +1,6 @@
 """Many runs from a few recorded ones: every row of template runs written again under new
-run ids, with their own event, call and span ids, timestamps moved on by a second a copy and
-run durations that vary, through :meth:`Store.write` (for scale tests and benchmarks)."""
+run ids, with their own event, call and span ids, payloads marked with their copy's number,
+timestamps moved on by a second a copy and run durations that vary, through :meth:`Store.write` (for scale tests and benchmarks)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,9 @@ from harness.store import Store
 #: Columns holding ids that are unique per run (events, calls, spans): renamed in each copy.
 _ID_COLUMNS = frozenset({"event_id", "parent_event_id", "llm_call_id", "tool_call_id", "parent_tool_id",
                          "trace_id", "span_id", "parent_span_id", "batch_id"})
+#: Payloads given a mark of their copy, so no two copies say exactly the same thing.
+_JSON_PAYLOADS = frozenset({"tool_input", "tool_output"})
+_PAYLOAD_COLUMNS = _JSON_PAYLOADS | {"input_preview", "output_preview", "prompt", "response"}
 _TIME_COLUMNS = frozenset(c.name for s in SHEETS for c in s.all_columns if c.kind == "datetime")
 
 
@@ -54,6 +57,10 @@ def copy_runs(store: Store, run_ids: Sequence[str], copies: int, *, seed: int = 
             for column in _TIME_COLUMNS & copy.keys():
                 if isinstance(copy[column], datetime):
                     copy[column] = (copy[column] + shift).isoformat(timespec="microseconds")
+            for column in _PAYLOAD_COLUMNS & copy.keys():  # every copy says something of its own
+                if isinstance(copy[column], str):
+                    copy[column] = (f'{{"copy":{i},"value":{copy[column]}}}' if column in _JSON_PAYLOADS
+                                    else f"#{i} {copy[column]}")
             if sheet == "runs":
                 copy["total_time_ms"] = (copy["total_time_ms"] or 0.0) * stretch
                 copy["experiment"] = experiment

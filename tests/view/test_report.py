@@ -3,6 +3,8 @@ picks, the experiment summaries and the comparison of two experiments."""
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import re
 
@@ -37,23 +39,32 @@ def _data(page: str) -> dict:
     return json.loads(found.group(1))
 
 
+def _waterfalls(page: str) -> list:
+    found = re.search(r"<script type=application/octet-stream id=report-waterfalls data-encoding=gzip\+base64>"
+                      r"([A-Za-z0-9+/=]*)</script>", page)
+    assert found, "no inline waterfalls"
+    return json.loads(gzip.decompress(base64.b64decode(found.group(1))))
+
+
 def test_the_report_needs_nothing_from_the_network(recorded, tmp_path):
     page = write_report(Store(recorded.path), tmp_path / "r.html").path.read_text()
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
     assert "@import" not in page and not re.search(r"url\((?!#)", page)
-    assert page.count("<script") == 2 and "<script src" not in page and "<link" not in page
+    assert page.count("<script") == 3 and "<script src" not in page and "<link" not in page
 
 
 def test_every_run_carries_its_waterfall_rows_and_scores(recorded, tmp_path):
-    store = Store(recorded.path)
-    runs = {r["id"]: r for r in _data(write_report(store, tmp_path / "r.html").path.read_text())["runs"]}
+    page = write_report(Store(recorded.path), tmp_path / "r.html").path.read_text()
+    runs = {r["id"]: r for r in _data(page)["runs"]}
+    waterfalls = dict(zip(runs, _waterfalls(page)))
     assert list(runs) == [recorded.failed, recorded.agent, recorded.credit]  # newest first
-    for run_id, run in runs.items():
+    for run_id, rows in waterfalls.items():
         kinds = {}
-        for entry in run["tree"]:
+        for entry in rows:
             kinds[("node", "llm", "tool")[entry[0]]] = kinds.get(("node", "llm", "tool")[entry[0]], 0) + 1
         assert kinds == dict(recorded.entries(run_id))
-    assert runs[recorded.failed]["tree"][0][4:6] == ["error", "ValueError: backend unavailable for q"]
+    assert waterfalls[recorded.failed][0][4:6] == ["error", "ValueError: backend unavailable for q"]
+    assert waterfalls[recorded.agent][4][7:9] == ['{"query":"facts!"}', '{"query":"facts!","hits":3}']
     assert runs[recorded.credit]["scores"]["judge"]["overall"] > 0
     assert runs[recorded.agent]["scores"]["tool_selection"] == {"f1": 1.0}
 

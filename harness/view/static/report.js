@@ -5,6 +5,19 @@
   "use strict";
   var DATA = JSON.parse(document.getElementById("report-data").textContent);
   var RUNS = DATA.runs;
+  /* The waterfalls (most of the file) come gzip-compressed in base64; they are unpacked once
+     the list is on screen, with the browser's own DecompressionStream. */
+  var waterfalls = null;
+  function unpackWaterfalls() {
+    if (!waterfalls) {
+      var packed = atob(document.getElementById("report-waterfalls").textContent.trim());
+      var bytes = new Uint8Array(packed.length);
+      for (var i = 0; i < packed.length; i += 1) { bytes[i] = packed.charCodeAt(i); }
+      var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+      waterfalls = new Response(stream).text().then(JSON.parse);
+    }
+    return waterfalls;
+  }
   var ROW = 28, OVERSCAN = 8;
   var KINDS = ["node", "llm", "tool"];
   var SVG = "http://www.w3.org/2000/svg";
@@ -203,13 +216,13 @@
     for (var i = 0; i < steps.length; i += 1) { if (raw <= steps[i] * power) { return steps[i] * power; } }
     return 10 * power;
   }
-  function waterfall(run) {
+  function waterfall(run, rows) {
     var box = document.getElementById("waterfall");
     box.textContent = "";
-    if (!run.tree.length) { box.appendChild(el("p", "muted", "No node, model or tool call was recorded.")); return; }
+    if (!rows.length) { box.appendChild(el("p", "muted", "No node, model or tool call was recorded.")); return; }
     var width = Math.max(600, box.clientWidth || 900), labelW = Math.min(320, Math.round(width * 0.3));
-    var barsW = width - labelW - 16, rowH = 22, top = 22, height = top + run.tree.length * rowH + 4;
-    var span = run.span > 0 ? run.span : Math.max.apply(null, run.tree.map(function (e) { return (e[2] || 0) + (e[3] || 0); })) || 1;
+    var barsW = width - labelW - 16, rowH = 22, top = 22, height = top + rows.length * rowH + 4;
+    var span = run.span > 0 ? run.span : Math.max.apply(null, rows.map(function (e) { return (e[2] || 0) + (e[3] || 0); })) || 1;
     var root = svg("svg", {width: width, height: height, viewBox: "0 0 " + width + " " + height, role: "img",
       "aria-label": "waterfall of the run's nodes, model calls and tool calls"});
     var step = niceStep(span, Math.max(2, Math.floor(barsW / 110)));
@@ -218,7 +231,7 @@
       root.appendChild(svg("line", {"class": "tick", x1: x, x2: x, y1: top - 4, y2: height}));
       root.appendChild(svg("text", {"class": "axis", x: x, y: 12, "text-anchor": t === 0 ? "start" : "middle"}, ms(t)));
     }
-    run.tree.forEach(function (e, i) {
+    rows.forEach(function (e, i) {
       var y = top + i * rowH, kind = KINDS[e[0]], error = e[4] === "error";
       if (i % 2) { root.appendChild(svg("rect", {"class": "stripe", x: 0, y: y, width: width, height: rowH})); }
       var room = Math.floor((labelW - 12 - e[6] * 14) / 7), name = (kind === "node" ? "" : kind + " ") + e[1];
@@ -289,8 +302,11 @@
     p.appendChild(document.createTextNode(" " + facts.join(" · ")));
     header.appendChild(p);
     if (run.err) { header.appendChild(el("p", "error", run.err)); }
-    waterfall(run);
     scoresTable(run.scores);
+    document.getElementById("waterfall").textContent = "";
+    unpackWaterfalls().then(function (all) {
+      if (state.selected === index) { waterfall(run, all[index]); }
+    }).catch(function (error) { console.error("the waterfalls could not be unpacked: " + error); });
     if (history.replaceState) { history.replaceState(null, "", "#run=" + run.id); }
   }
 
@@ -302,4 +318,5 @@
     }
   }
   document.body.setAttribute("data-ready", "yes");
+  setTimeout(unpackWaterfalls, 0);
 })();
