@@ -82,25 +82,26 @@ def _scores(scores: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def run_data(view: RunView) -> dict[str, Any]:
-    """A run's line in the list, its header and its scores as the report's script reads them
-    (short keys: ten thousand of these are inline). Its waterfall is :func:`waterfall_rows`."""
+    """A run's line in the list and its header as the report's script reads them (short keys:
+    ten thousand of these are inline). What is shown only for an opened run is :func:`detail`."""
     r = view.run
     return {
         "id": view.run_id, "ts": r.get("timestamp"), "wf": r.get("workflow"), "subj": r.get("company_name"),
         "st": r.get("status"), "ms": _round(r.get("total_time_ms")), "tok": r.get("total_tokens"),
         "cost": r.get("total_cost"), "eval": r.get("evaluation_score"), "exp": r.get("experiment"),
         "case": r.get("case_id"), "model": r.get("model"), "err": abbreviate(r.get("error"), 400) or None,
-        "span": _round(view.span_ms), "scores": _scores(view.scores),
     }
 
 
-def waterfall_rows(view: RunView) -> list[list[Any]]:
-    """The run's waterfall: one row per node, model call and tool call, depth first."""
-    return [_entry(view, depth, e) for depth, e in view.entries()]
+def detail(view: RunView) -> dict[str, Any]:
+    """What an opened run shows: its waterfall (one row per node, model call and tool call,
+    depth first), the length of its timeline and its scores."""
+    return {"rows": [_entry(view, depth, e) for depth, e in view.entries()], "span": _round(view.span_ms),
+            "scores": _scores(view.scores)}
 
 
 def packed(data: Any) -> str:
-    """``data`` as gzip-compressed JSON in base64: the waterfalls, most of a report's bytes,
+    """``data`` as gzip-compressed JSON in base64: the runs' details, most of a report's bytes,
     shrink several times over (prompts and tool payloads repeat from run to run), and the page
     unpacks them with the browser's own ``DecompressionStream`` after showing the list."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str).encode()
@@ -118,7 +119,7 @@ def render(views: Sequence[RunView], *, source: str, selected: int | None = None
     ``comparison`` is a two-experiment comparison as ``Comparison.to_dict()`` gives it."""
     rows = [view.run for view in views]
     data = {"runs": [run_data(v) for v in views], "source": source}
-    waterfalls = packed([waterfall_rows(v) for v in views])
+    details = packed([detail(v) for v in views])
     completed = sum(r.get("status") == "completed" for r in rows)
     tokens = sum(r.get("total_tokens") or 0 for r in rows)
     costs = [r["total_cost"] for r in rows if isinstance(r.get("total_cost"), (int, float))]
@@ -148,7 +149,7 @@ def render(views: Sequence[RunView], *, source: str, selected: int | None = None
         "<div id=waterfall></div><h3>Scores</h3><div id=scores></div></section>"
         "</main><div id=tip role=tooltip hidden></div>"
         f"<script type=application/json id=report-data>{_json_for_script(data)}</script>"
-        f"<script type=application/octet-stream id=report-waterfalls data-encoding=gzip+base64>{waterfalls}</script>"
+        f"<script type=application/octet-stream id=report-details data-encoding=gzip+base64>{details}</script>"
         f"<script>{_asset('report.js')}</script></body></html>"
     )
 

@@ -39,10 +39,10 @@ def _data(page: str) -> dict:
     return json.loads(found.group(1))
 
 
-def _waterfalls(page: str) -> list:
-    found = re.search(r"<script type=application/octet-stream id=report-waterfalls data-encoding=gzip\+base64>"
+def _details(page: str) -> list:
+    found = re.search(r"<script type=application/octet-stream id=report-details data-encoding=gzip\+base64>"
                       r"([A-Za-z0-9+/=]*)</script>", page)
-    assert found, "no inline waterfalls"
+    assert found, "no inline details"
     return json.loads(gzip.decompress(base64.b64decode(found.group(1))))
 
 
@@ -56,17 +56,18 @@ def test_the_report_needs_nothing_from_the_network(recorded, tmp_path):
 def test_every_run_carries_its_waterfall_rows_and_scores(recorded, tmp_path):
     page = write_report(Store(recorded.path), tmp_path / "r.html").path.read_text()
     runs = {r["id"]: r for r in _data(page)["runs"]}
-    waterfalls = dict(zip(runs, _waterfalls(page)))
+    details = dict(zip(runs, _details(page)))
     assert list(runs) == [recorded.failed, recorded.agent, recorded.credit]  # newest first
-    for run_id, rows in waterfalls.items():
+    for run_id, detail in details.items():
         kinds = {}
-        for entry in rows:
+        for entry in detail["rows"]:
             kinds[("node", "llm", "tool")[entry[0]]] = kinds.get(("node", "llm", "tool")[entry[0]], 0) + 1
         assert kinds == dict(recorded.entries(run_id))
-    assert waterfalls[recorded.failed][0][4:6] == ["error", "ValueError: backend unavailable for q"]
-    assert waterfalls[recorded.agent][4][7:9] == ['{"query":"facts!"}', '{"query":"facts!","hits":3}']
-    assert runs[recorded.credit]["scores"]["judge"]["overall"] > 0
-    assert runs[recorded.agent]["scores"]["tool_selection"] == {"f1": 1.0}
+    assert details[recorded.failed]["rows"][0][4:6] == ["error", "ValueError: backend unavailable for q"]
+    assert details[recorded.agent]["rows"][4][7:9] == ['{"query":"facts!"}', '{"query":"facts!","hits":3}']
+    assert details[recorded.credit]["scores"]["judge"]["overall"] > 0
+    assert details[recorded.agent]["scores"]["tool_selection"] == {"f1": 1.0}
+    assert details[recorded.agent]["span"] > 0
 
 
 def test_text_from_a_run_cannot_end_the_script_it_sits_in(tmp_path):

@@ -5,18 +5,18 @@
   "use strict";
   var DATA = JSON.parse(document.getElementById("report-data").textContent);
   var RUNS = DATA.runs;
-  /* The waterfalls (most of the file) come gzip-compressed in base64; they are unpacked once
-     the list is on screen, with the browser's own DecompressionStream. */
-  var waterfalls = null;
-  function unpackWaterfalls() {
-    if (!waterfalls) {
-      var packed = atob(document.getElementById("report-waterfalls").textContent.trim());
+  /* What an opened run shows (waterfall, scores: most of the file) comes gzip-compressed in
+     base64; it is unpacked once the list is on screen, with the browser's DecompressionStream. */
+  var details = null;
+  function unpackDetails() {
+    if (!details) {
+      var packed = atob(document.getElementById("report-details").textContent.trim());
       var bytes = new Uint8Array(packed.length);
       for (var i = 0; i < packed.length; i += 1) { bytes[i] = packed.charCodeAt(i); }
       var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-      waterfalls = new Response(stream).text().then(JSON.parse);
+      details = new Response(stream).text().then(JSON.parse);
     }
-    return waterfalls;
+    return details;
   }
   var ROW = 28, OVERSCAN = 8;
   var KINDS = ["node", "llm", "tool"];
@@ -216,13 +216,13 @@
     for (var i = 0; i < steps.length; i += 1) { if (raw <= steps[i] * power) { return steps[i] * power; } }
     return 10 * power;
   }
-  function waterfall(run, rows) {
+  function waterfall(rows, runSpan) {
     var box = document.getElementById("waterfall");
     box.textContent = "";
     if (!rows.length) { box.appendChild(el("p", "muted", "No node, model or tool call was recorded.")); return; }
     var width = Math.max(600, box.clientWidth || 900), labelW = Math.min(320, Math.round(width * 0.3));
     var barsW = width - labelW - 16, rowH = 22, top = 22, height = top + rows.length * rowH + 4;
-    var span = run.span > 0 ? run.span : Math.max.apply(null, rows.map(function (e) { return (e[2] || 0) + (e[3] || 0); })) || 1;
+    var span = runSpan > 0 ? runSpan : Math.max.apply(null, rows.map(function (e) { return (e[2] || 0) + (e[3] || 0); })) || 1;
     var root = svg("svg", {width: width, height: height, viewBox: "0 0 " + width + " " + height, role: "img",
       "aria-label": "waterfall of the run's nodes, model calls and tool calls"});
     var step = niceStep(span, Math.max(2, Math.floor(barsW / 110)));
@@ -302,11 +302,14 @@
     p.appendChild(document.createTextNode(" " + facts.join(" · ")));
     header.appendChild(p);
     if (run.err) { header.appendChild(el("p", "error", run.err)); }
-    scoresTable(run.scores);
     document.getElementById("waterfall").textContent = "";
-    unpackWaterfalls().then(function (all) {
-      if (state.selected === index) { waterfall(run, all[index]); }
-    }).catch(function (error) { console.error("the waterfalls could not be unpacked: " + error); });
+    document.getElementById("scores").textContent = "";
+    unpackDetails().then(function (all) {
+      if (state.selected === index) {
+        waterfall(all[index].rows, all[index].span);
+        scoresTable(all[index].scores);
+      }
+    }).catch(function (error) { console.error("the runs' details could not be unpacked: " + error); });
     if (history.replaceState) { history.replaceState(null, "", "#run=" + run.id); }
   }
 
@@ -318,5 +321,5 @@
     }
   }
   document.body.setAttribute("data-ready", "yes");
-  setTimeout(unpackWaterfalls, 0);
+  setTimeout(unpackDetails, 0);
 })();
