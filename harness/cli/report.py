@@ -42,5 +42,5 @@ def command(
     finally:
         opened.close()
     cut = f" (the newest of {report.selected:,}; --limit to change)" if report.selected > report.runs else ""
-    print(f"wrote {report.path}: {report.runs:,} runs{cut}, {report.bytes / 1e6:.1f} MB in {report.seconds:.1f}s",
-          file=sys.stderr)
+    size = f"{report.bytes / 1e6:.1f} MB" if report.bytes >= 1e6 else f"{max(1, round(report.bytes / 1e3))} KB"
+    print(f"wrote {report.path}: {report.runs:,} runs{cut}, {size} in {report.seconds:.1f}s", file=sys.stderr)
