@@ -63,13 +63,15 @@ def summarise(name: str, rows: Sequence[Mapping[str, Any]]) -> ExperimentSummary
         evaluation_mean=aggregate(scores).mean if scores else None, evaluated=len(scores))
 
 
-def summarise_all(rows: Iterable[Mapping[str, Any]]) -> list[ExperimentSummary]:
-    """A summary per experiment named in ``rows``, in the order the experiments first appear."""
+def summarise_all(rows: Iterable[Mapping[str, Any]], order: Sequence[str] = ()) -> list[ExperimentSummary]:
+    """A summary per experiment named in ``rows``: those of ``order`` first, in that order
+    (the order they were asked for), then the others by name."""
     groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for r in rows:
         if r.get("experiment"):
             groups[r["experiment"]].append(r)
-    return [summarise(name, group) for name, group in groups.items()]
+    names = [n for n in dict.fromkeys(order) if n in groups] + sorted(set(groups) - set(order))
+    return [summarise(name, groups[name]) for name in names]
 
 
 def _e(value: Any) -> str:

@@ -114,9 +114,10 @@ def _json_for_script(data: Any) -> str:
 
 
 def render(views: Sequence[RunView], *, source: str, selected: int | None = None,
-           comparison: Mapping[str, Any] | None = None) -> str:
+           experiments: Sequence[str] = (), comparison: Mapping[str, Any] | None = None) -> str:
     """The page for ``views`` (newest first) from ``source`` (the store's location);
-    ``comparison`` is a two-experiment comparison as ``Comparison.to_dict()`` gives it."""
+    ``experiments`` come first among the summaries, in that order; ``comparison`` is a
+    two-experiment comparison as ``Comparison.to_dict()`` gives it."""
     rows = [view.run for view in views]
     data = {"runs": [run_data(v) for v in views], "source": source}
     details = packed([detail(v) for v in views])
@@ -134,7 +135,7 @@ def render(views: Sequence[RunView], *, source: str, selected: int | None = None
         f"<title>{html.escape(title)}</title><style>{_asset('report.css')}</style></head><body>"
         f"<header><h1>{html.escape(title)}</h1><p>{html.escape(facts)}</p>"
         f"<p class=sub>{html.escape(source)} · made {made}</p></header><main>"
-        + summaries_html(summarise_all(rows), rows)
+        + summaries_html(summarise_all(rows, experiments), rows)
         + (comparison_html(comparison) if comparison else "")
         + "<section id=runs><h2>Runs</h2><div class=controls>"
         "<input type=search id=filter placeholder='Filter: id, workflow, subject, status, experiment, error…' "
@@ -180,7 +181,8 @@ def write_report(store: Store, path: str | os.PathLike[str], *, run_ids: Sequenc
     started = time.perf_counter()
     ids, selected = select_runs(store, run_ids=run_ids, experiments=experiments, limit=limit)
     views = list(load_runs(store, ids, clip=PREVIEW + 1))
-    page = render(views, source=store.location, selected=selected, comparison=comparison)
+    page = render(views, source=store.location, selected=selected, experiments=experiments,
+                  comparison=comparison)
     target = Path(path)
     target.write_text(page, encoding="utf-8")
     return Report(target, len(views), selected, target.stat().st_size, time.perf_counter() - started)

@@ -106,9 +106,11 @@ def test_an_experiment_summary_counts_runs_times_tokens_costs_and_scores():
 
 
 def test_experiments_are_summarised_side_by_side_only_when_the_runs_have_them(many, recorded):
-    page = render(list(load_runs(Store(many), [r for r in Store(many).run_ids()[-40:]])), source="s")
-    section = page[page.index("<section id=experiments>"):page.index("</section>")]
-    assert "<td>base</td>" in section and "<td>cand</td>" in section and section.count("<svg") == 2
+    views = list(load_runs(Store(many), Store(many).run_ids()[-40:]))
+    for asked, shown in (((), ["base", "cand"]), (("cand", "base"), ["cand", "base"])):
+        page = render(views, source="s", experiments=asked)
+        section = page[page.index("<section id=experiments>"):page.index("</section>")]
+        assert re.findall(r"<tr><td>(\w+)</td>", section) == shown and section.count("<svg") == 2
     plain = render(list(load_runs(Store(recorded.path), [recorded.agent])), source="s")
     assert "id=experiments" not in plain and "id=comparison" not in plain
 
