@@ -18,7 +18,7 @@ _STATUSES = ("completed", "failed")
 
 
 def command(
-    store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL [default: $HARNESS_STORE or ./harness.db].")] = None,
+    store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL (default: $HARNESS_STORE or ./harness.db).")] = None,
     experiment: Annotated[Optional[list[str]], typer.Option("--experiment", help="Only runs of this experiment (repeatable).")] = None,
     workflow: Annotated[Optional[list[str]], typer.Option("--workflow", help="Only runs of this workflow (repeatable).")] = None,
     status: Annotated[Optional[list[str]], typer.Option("--status", help="Only runs with this status: completed or failed (repeatable).")] = None,

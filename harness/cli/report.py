@@ -17,7 +17,7 @@ from ._open import open_store, run_ids
 
 
 def command(
-    store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL [default: $HARNESS_STORE or ./harness.db].")] = None,
+    store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL (default: $HARNESS_STORE or ./harness.db).")] = None,
     experiment: Annotated[Optional[list[str]], typer.Option("--experiment", help="Runs of this experiment (repeatable).")] = None,
     run: Annotated[Optional[list[str]], typer.Option("--run", help="This run: an id or its first 4+ characters (repeatable).")] = None,
     limit: Annotated[int, typer.Option(help="At most this many runs, the newest (0: all).")] = 10_000,

@@ -16,7 +16,7 @@ from ._output import show, show_json
 
 def command(
     run: Annotated[str, typer.Argument(metavar="RUN", help="A run id or its first 4+ characters.")],
-    store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL [default: $HARNESS_STORE or ./harness.db].")] = None,
+    store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL (default: $HARNESS_STORE or ./harness.db).")] = None,
     json: Annotated[bool, typer.Option("--json", help="Print the run, its tree and its scores as JSON.")] = False,
 ) -> None:
     from harness.view import load_run
