@@ -126,18 +126,14 @@ def _view(run: dict[str, Any], events: list[dict[str, Any]], llm: list[dict[str,
     executions = _executions(events)
     calls = {row["llm_call_id"]: row for row in llm} | {row["tool_call_id"]: row for row in tools}
     tree = _tree(executions, calls)
+    # The timeline starts with the graph (else the run, else its first call) and lasts until
+    # the last thing recorded ended.
     graph = next((e for e in executions.values() if e["kind"] == "graph" and not e["parent"]), None)
-    start = epoch_ms(graph["started_at"]) if graph else None
-    start = start if start is not None else epoch_ms(run.get("started_at"))
-    starts, ends = [], []
-    for e in executions.values():
-        s = epoch_ms(e["started_at"])
-        if s is not None:
-            starts.append(s)
-            ends.append(s + (e["duration_ms"] or 0.0))
-    if start is None and starts:
-        start = min(starts)
-    span = max(end - start for end in ends) if ends and start is not None else (run.get("total_time_ms") or 0.0)
+    times = [(s, s + (e["duration_ms"] or 0.0)) for e in executions.values()
+             if (s := epoch_ms(e["started_at"])) is not None]
+    start = next((t for t in (epoch_ms(graph and graph["started_at"]), epoch_ms(run.get("started_at")),
+                              min((s for s, _ in times), default=None)) if t is not None), None)
+    span = max(end - start for _, end in times) if times and start is not None else (run.get("total_time_ms") or 0.0)
     return RunView(run=run, tree=tree, scores=_scores(run, scored), started_ms=start, span_ms=span)
 
 

@@ -15,8 +15,6 @@ from rich.text import Text
 from .formats import MISSING, abbreviate, duration, moment, money, number, score
 from .model import RunView, TreeEntry
 
-#: Run ids are never cut or wrapped: they are what the reader copies into the next command.
-_ID_WIDTH = 36
 #: Characters of the timeline bar of ``harness show``.
 BAR_WIDTH = 24
 _EIGHTHS = " ▏▎▍▌▋▊▉"
