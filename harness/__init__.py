@@ -2,16 +2,43 @@
 
 ``Harness().run(...)`` records any compiled LangGraph graph through LangChain callbacks into
 the fifteen logging sheets (a SQLite store) and OpenTelemetry spans.
+
+The tracing names (``Harness``, ``Run``, ``current_run``, ``HarnessCallbackHandler``) are
+imported on first use: they bring LangChain in, which the
+commands that only read the store (``harness list``, ``show``, ``report``) never need.
 """
 
-from .tracing.callback import HarnessCallbackHandler
-from .tracing.redact import REDACTED, Redactor, scrub_log_records
-from ._run import Harness, Run, current_run
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from .costs import PRICE_TABLE_VERSION, PRICES, cost
 from .schema import AGENT_NAMES, RISK_LEVELS, SHEET_NAMES, SHEETS, Column, Sheet
 from .store import Store, StoreError
 
+from .tracing.redact import REDACTED, Redactor, scrub_log_records
+
 scrub_log_records()  # secrets quoted in a harness warning never reach a log line
+
+if TYPE_CHECKING:
+    from ._run import Harness, Run, current_run
+    from .tracing.callback import HarnessCallbackHandler
+
+#: Public name -> the module that defines it, imported when the name is first used.
+_ON_FIRST_USE = {
+    "Harness": "._run", "Run": "._run", "current_run": "._run",
+    "HarnessCallbackHandler": ".tracing.callback",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _ON_FIRST_USE:
+        raise AttributeError(f"module 'harness' has no attribute {name!r}")
+    value = getattr(import_module(_ON_FIRST_USE[name], __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AGENT_NAMES",

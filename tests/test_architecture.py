@@ -87,3 +87,11 @@ def test_tracing_and_the_store_know_nothing_of_who_calls_them(graph):
 
 def test_the_harness_package_keeps_at_most_eight_modules_at_its_top_level():
     assert len(list((ROOT / "harness").glob("*.py"))) <= 8
+
+
+def test_the_view_reads_the_store_never_a_live_run_and_the_audit_draws_with_its_plots(graph):
+    reached = {imported for _, imported, _ in imports(graph, "harness.view", "harness")}
+    assert {m for m in reached if not _under(m, "harness.view")} <= {"harness.schema", "harness.store"}
+    assert imports(graph, "harness.view", "workflows") == [] and imports(graph, "harness.view", "exporters") == []
+    assert ("harness.audit._plots", "harness.view.plots") in {(a, b) for a, b, _ in imports(graph, "harness.audit",
+                                                                                          "harness.view")}

@@ -104,7 +104,8 @@ def test_every_command_and_option_the_readme_shows_exists():
             unknown = [w.split("=")[0] for w in words[2:] if w.startswith("--") and w.split("=")[0] not in options[words[1]]]
             assert unknown == [], f"README shows options `harness {words[1]}` does not have: {unknown}"
     mentioned = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", README))
-    known = set().union(*options.values()) | {"--debug"}
+    root = typer.main.get_command(app)
+    known = set().union(*options.values()) | {"--debug"} | {opt for p in root.params for opt in p.opts}
     assert mentioned - known == set()
 
 

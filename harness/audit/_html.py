@@ -7,11 +7,11 @@ script are inline, plots are inline SVG, so the file opens offline and can be ma
 from __future__ import annotations
 
 import html
-import math
 import os
 from pathlib import Path
 from typing import Any
 
+from ..view.formats import number
 from . import _plots
 from ._model import AuditResult, Finding, GroupSummary, jsonable
 
@@ -67,14 +67,8 @@ def _e(value: Any) -> str:
 
 
 def fmt(value: Any, digits: int = 4) -> str:
-    """A number for people: ``digits`` significant digits, ∞, float noise below 1e-9 as 0."""
-    if value is None:
-        return "—"
-    if isinstance(value, float):
-        if math.isinf(value):
-            return "∞"
-        return "0" if abs(value) < 1e-9 else f"{value:.{digits}g}"
-    return str(value)
+    """A number for people (:func:`harness.view.formats.number`: positional, never ``2.3e+02``)."""
+    return number(value, digits)
 
 
 def cell_text(value: Any) -> str:

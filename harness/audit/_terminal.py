@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Console
+from rich.console import Group, RenderableType
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ._html import cell_text, fmt
 from ._model import AuditResult, GroupSummary
@@ -63,25 +65,27 @@ def _pass_k_table(result: AuditResult) -> Table | None:
     return table
 
 
-def print_summary(result: AuditResult, console: Console) -> None:
+def summary(result: AuditResult) -> RenderableType:
     """Verdict line, findings (the first few), per-model and per-type statistics, pass@k."""
     agg = result.aggregates
     rows = sum(result.rows.values())
+    parts: list[RenderableType] = []
     if result.clean:
-        console.print(f"[bold green]clean[/]: {result.source}: {rows:,} rows in {len(result.rows)} sheets, no findings",
-                      soft_wrap=True)
+        parts.append(Text.from_markup(
+            f"[bold green]clean[/]: {escape(result.source)}: {rows:,} rows in {len(result.rows)} sheets, no findings"))
     else:
-        console.print(f"[bold red]{len(result.findings):,} finding(s)[/] in {result.source} ({rows:,} rows)")
-        console.print(_findings_table(result))
-    for note in result.notes:
-        console.print(f"[yellow]not checked[/]: {note}")
+        parts.append(Text.from_markup(
+            f"[bold red]{len(result.findings):,} finding(s)[/] in {escape(result.source)} ({rows:,} rows)"))
+        parts.append(_findings_table(result))
+    parts += [Text.from_markup(f"[yellow]not checked[/]: {escape(note)}") for note in result.notes]
     if agg.by_model:
         base = f" (uplift vs {agg.baseline_model})" if agg.baseline_model else ""
-        console.print(_groups_table(f"Per model{base}", agg.by_model, uplift=True))
+        parts.append(_groups_table(f"Per model{base}", agg.by_model, uplift=True))
         if agg.baseline_model:
-            console.print(f"uplift baseline: {agg.baseline_model}, {agg.baseline_reason}", soft_wrap=True)
+            parts.append(Text(f"uplift baseline: {agg.baseline_model}, {agg.baseline_reason}"))
         label = "Per company type" if agg.type_label == "company_type" else "Per company"
-        console.print(_groups_table(label, agg.by_type, uplift=False))
+        parts.append(_groups_table(label, agg.by_type, uplift=False))
     table = _pass_k_table(result)
     if table is not None:
-        console.print(table)
+        parts.append(table)
+    return Group(*parts)

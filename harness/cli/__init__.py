@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import Annotated
 
 import typer
 
 from ._errors import UsageError, fail
 from ._open import close_opened
+from ._output import quiet_when_closed
 
 app = typer.Typer(
     name="harness",
@@ -23,13 +25,27 @@ app = typer.Typer(
 )
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            installed = version("langgraph-harness")
+        except PackageNotFoundError:  # imported from a source tree that was never installed
+            installed = "unknown (not installed)"
+        print(f"langgraph-harness {installed}")
+        raise typer.Exit(0)
+
 
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_print_version,
+                                          help="Print the installed version and exit.")] = False,
+) -> None:
     """Trace, evaluate and audit LangGraph agent runs."""
 
 
-_COMMANDS = ("run", "wrap", "export", "audit")
+_COMMANDS = ("run", "wrap", "list", "show", "report", "export", "audit")
 for _name in _COMMANDS:
     try:
         _module = importlib.import_module(f"{__name__}.{_name}")
@@ -54,7 +70,8 @@ def main(argv: list[str] | None = None) -> None:
         (argv if argv is not None else sys.argv).remove("--debug")
     try:
         try:
-            code = app(args=argv, standalone_mode=False)
+            with quiet_when_closed():
+                code = app(args=argv, standalone_mode=False)
         finally:
             close_opened()
     except UsageError as exc:

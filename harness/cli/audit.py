@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from ._errors import UsageError
+from ._output import show
 from ._paths import writable_file
 
 
@@ -43,7 +44,7 @@ def command(
 ) -> None:
     from harness.audit import ArchiveLimits, AuditInputError, audit_google_sheet, audit_workbook
     from harness.audit._html import write_report
-    from harness.audit._terminal import print_summary
+    from harness.audit._terminal import summary
     from workflows import (
         EXPECTED_TOOLS,  # names a run's company type from its expected tools
     )
@@ -76,12 +77,9 @@ def command(
     if as_json:
         sys.stdout.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
     else:
-        out = Console()
-        if not out.is_terminal:  # a file or a pipe: no wrapping at 80 columns
-            out = Console(width=160)
-        print_summary(result, out)
+        show(summary(result))
         if report is not None:
-            out.print(f"report: {report}", soft_wrap=True)
+            Console().print(f"report: {report}", soft_wrap=True, markup=False, highlight=False)
     raise typer.Exit(result.exit_code)
 
 

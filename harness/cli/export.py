@@ -22,9 +22,10 @@ from rich.progress import Progress
 from rich.table import Table
 
 from harness.schema import SHEET_NAMES
-from harness.store import Store, StoreError, resolve_store_path
 
 from ._errors import UsageError
+from ._open import open_store, run_ids as resolve_runs
+from ._output import show
 from ._paths import writable_file
 
 
@@ -32,7 +33,7 @@ def command(
     out: Annotated[Path | None, typer.Option("--out", help="Write an .xlsx workbook to this path.")] = None,
     gsheet: Annotated[str | None, typer.Option("--gsheet", help="Append to this Google Sheet (spreadsheet id).")] = None,
     store: Annotated[str | None, typer.Option("--store", help="Store path or sqlite:/// URL [default: $HARNESS_STORE or ./harness.db].")] = None,
-    run: Annotated[list[str] | None, typer.Option("--run", help="Export only this run id (repeatable); default: every run of the store.")] = None,
+    run: Annotated[list[str] | None, typer.Option("--run", help="Export only this run (a run id or its first 4+ characters; repeatable); default: every run of the store.")] = None,
     credentials: Annotated[Path | None, typer.Option("--credentials", help="Service-account key file [default: $GOOGLE_APPLICATION_CREDENTIALS].")] = None,
 ) -> None:
     import exporters
@@ -41,9 +42,9 @@ def command(
         raise UsageError("nothing to do: give --out FILE.xlsx and/or --gsheet SPREADSHEET_ID")
     if out is not None:
         writable_file(out, "--out", ".xlsx")
-    opened = _open_store(store)
+    opened = open_store(store)
     try:
-        run_ids = _check_runs(opened, run)
+        run_ids = resolve_runs(opened, run) if run else None
         console = Console()
         table = Table()
         table.add_column("sheet")
@@ -75,31 +76,11 @@ def command(
             table.add_column(name, justify="right")
         for sheet in SHEET_NAMES:
             table.add_row(sheet, *(str(values.get(sheet, 0)) for values in columns.values()))
-        console.print(table)
+        show(table)
         for line in summary:
             console.print(line, soft_wrap=True)  # a path stays one line, whatever the width
     finally:
         opened.close()
-
-
-def _open_store(url: str | None) -> Store:
-    try:
-        path = resolve_store_path(url)
-        if not path.is_file():
-            raise UsageError(f"no store at {str(path)!r} (use --store or $HARNESS_STORE)")
-        return Store(path)
-    except StoreError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def _check_runs(store: Store, runs: list[str] | None) -> list[str] | None:
-    if not runs:
-        return None
-    known = set(store.run_ids())
-    unknown = [r for r in runs if r not in known]
-    if unknown:
-        raise UsageError(f"unknown run id(s) in the store: {', '.join(map(repr, unknown))}")
-    return list(dict.fromkeys(runs))
 
 
 @contextmanager

@@ -19,6 +19,7 @@ import typer
 
 from ._errors import UsageError
 from ._open import open_harness
+from ._output import show
 from ._paths import writable_file
 
 
@@ -152,22 +153,20 @@ def _fmt(value: Any, spec: str = "") -> str:
 
 
 def _summary(outcomes: list[Any]) -> None:
-    from rich.console import Console
+    """One line per run, its full id first: what `harness show` and `harness export --run` take."""
     from rich.table import Table
 
     table = Table(title="credit runs")
+    table.add_column("run id", no_wrap=True, min_width=max(len(o.run_id) for o in outcomes))
     for col in ("company", "model", "risk", "score", "confidence", "eval score", "status", "tokens", "cost $", "time s", "note"):
         table.add_column(col, overflow="fold")
     for o in outcomes:
         note = o.error[:160] if o.error else (o.note or "" if o.valid else f"invalid: {o.reason}")
         company = o.company if len(o.company) <= 40 else o.company[:39] + "…"
-        table.add_row(company, o.model + (f" #{o.repeat + 1}" if o.batch_id else ""), _fmt(o.risk_level),
+        table.add_row(o.run_id, company, o.model + (f" #{o.repeat + 1}" if o.batch_id else ""), _fmt(o.risk_level),
                       _fmt(o.credit_score), _fmt(o.confidence, ".2f"), _fmt(o.evaluation_score, ".2f"), o.status,
                       _fmt(o.tokens), _fmt(o.cost, ".6f"), _fmt(o.seconds, ".2f"), note)
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=220)  # piped: keep one run per line
-    console.print(table)
+    show(table)
 
 
 def _export(harness: Any, run_ids: list[str], out: Path | None, gsheet: str | None) -> bool:

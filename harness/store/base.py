@@ -362,11 +362,14 @@ class Store:
         where: Mapping[str, Any] | None = None,
         newest_first: bool = False,
         limit: int | None = None,
+        clip: int | None = None,
     ) -> Iterator[dict[str, Any]]:
         """Rows of a sheet in insertion order (``newest_first``: the reverse), filtered in the
         store: only the rows of ``run_ids``; only those whose columns equal ``where``'s values
         (a list or tuple: any of them; None: empty); at most ``limit`` rows. ``columns`` names
-        the columns to read (all by default).
+        the columns to read (all by default). ``clip`` cuts text and JSON cells to that many
+        characters in the store, for readers that show a glimpse of large payloads (a cut
+        JSON cell comes back as its text).
 
         Read in pages of ``PAGE_ROWS`` rows (keyset on ``_seq``), so memory stays flat however
         many rows a sheet holds (an export of a million rows); the lock is held per page.
@@ -396,7 +399,9 @@ class Store:
                 conditions.append(f'"{name}" = {mark}')
                 params.append(value)
         step = "<" if newest_first else ">"
-        sql = (f'SELECT {_quoted(("_seq", ROW_KEY, *names))} FROM "{s.name}" '
+        selected = [f'substr("{n}", 1, {int(clip)})' if clip is not None and k in ("text", "json") else f'"{n}"'
+                    for n, k in zip(names, kinds)]
+        sql = (f'SELECT {", ".join(("_seq", ROW_KEY, *selected))} FROM "{s.name}" '
                f"WHERE _seq {step} {mark}{''.join(' AND ' + c for c in conditions)} "
                f"ORDER BY _seq {'DESC' if newest_first else 'ASC'} LIMIT {mark}")
         last = (1 << 63) - 1 if newest_first else 0
@@ -433,6 +438,15 @@ class Store:
 
     def run_ids(self) -> list[str]:
         return [r[0] for r in self._fetchall('SELECT run_id FROM "runs" ORDER BY _seq')]
+
+    def run_ids_starting(self, prefix: str, limit: int = 2) -> list[str]:
+        """Up to ``limit`` run ids that start with ``prefix``, found through the run_id index
+        (a range, not a scan: every id starting with the prefix sorts between the prefix and
+        the prefix followed by the largest code point)."""
+        mark = self.placeholder
+        return [r[0] for r in self._fetchall(
+            f'SELECT run_id FROM "runs" WHERE run_id >= {mark} AND run_id < {mark} ORDER BY run_id LIMIT {mark}',
+            (prefix, prefix + "\U0010ffff", limit))]
 
     def sheets(self, run_ids: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
         """The fifteen sheets as DataFrames (spec order; spec columns first, then extras).

@@ -12,26 +12,12 @@ import pytest
 from harness.audit import audit_workbook
 from harness.audit._html import write_report
 
+from tests.support.browser import chromium
+
 from .conftest import cell_value, edit
 
 _CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                    "--disable-component-update", "--disable-sync", "--no-first-run")
-
-
-def _chromium() -> str:
-    """Debian's chromium; installed with apt-get when missing (root), else a clear failure."""
-    found = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-    if found:
-        return found
-    try:
-        subprocess.run(["apt-get", "update"], check=True, capture_output=True, timeout=600)
-        subprocess.run(["apt-get", "install", "-y", "chromium"], check=True, capture_output=True, timeout=900)
-    except (OSError, subprocess.SubprocessError) as exc:
-        pytest.fail(f"headless Chromium is needed to render the report and could not be installed: {exc}")
-    found = shutil.which("chromium")
-    if not found:
-        pytest.fail("apt-get installed chromium but no 'chromium' command is on PATH")
-    return found
 
 
 def _browse(chromium: str, page: Path, profile: Path, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -71,8 +57,8 @@ def test_report_escapes_cell_text(report: Path) -> None:
 
 
 def test_report_renders_in_headless_chromium(report: Path, tmp_path: Path) -> None:
-    chromium = _chromium()
-    dom = _browse(chromium, report, tmp_path / "profile-dom", "--enable-logging=stderr", "--v=0",
+    browser = chromium()
+    dom = _browse(browser, report, tmp_path / "profile-dom", "--enable-logging=stderr", "--v=0",
                   "--virtual-time-budget=3000", "--dump-dom")
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert 'data-ready="yes"' in dom.stdout  # the inline script ran to its end
@@ -80,7 +66,7 @@ def test_report_renders_in_headless_chromium(report: Path, tmp_path: Path) -> No
     assert "Score distributions per model" in dom.stdout and "Latency per node" in dom.stdout
     assert dom.stdout.count("<svg") == 4
     shot = tmp_path / "report.png"
-    done = _browse(chromium, report, tmp_path / "profile-shot", "--hide-scrollbars", "--window-size=1400,2400",
+    done = _browse(browser, report, tmp_path / "profile-shot", "--hide-scrollbars", "--window-size=1400,2400",
                    f"--screenshot={shot}")
     assert done.returncode == 0, done.stderr[-2000:]
     assert shot.is_file() and shot.stat().st_size > 10_000

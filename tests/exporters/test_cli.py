@@ -41,8 +41,8 @@ def test_repeated_run_options_select_those_runs(filled, tmp_path):
     (("--out", "{tmp}/missing/book.xlsx"), "does not exist"),
     (("--out", "{tmp}"), "is a directory"),
     (("--out", "{tmp}/book.xlsx", "--gsheet", ""), "not a spreadsheet id"),
-    (("--out", "{tmp}/book.xlsx", "--run", "run-9"), "unknown run id(s) in the store: 'run-9'"),
-    (("--out", "{tmp}/book.xlsx", "--run", ""), "unknown run id(s) in the store: ''"),
+    (("--out", "{tmp}/book.xlsx", "--run", "run-9"), "no run 'run-9' in store"),
+    (("--out", "{tmp}/book.xlsx", "--run", ""), "no run '' in store"),
 ])
 def test_bad_input_is_one_line_and_exit_code_2(filled, tmp_path, capsys, args, message):
     code = run_cli(*(a.format(tmp=tmp_path) for a in args), "--store", str(filled.path))

@@ -210,3 +210,26 @@ def test_a_timestamp_column_holding_other_text_stays_text(tmp_path):
     store = Store(tmp_path / "runs.db")
     store.write("plans", [{"run_id": "r1", "created_at": "yesterday"}])
     assert list(store.sheets()["plans"]["created_at"]) == ["yesterday"]
+
+
+def test_run_ids_are_found_by_their_start_through_the_run_id_index(tmp_path):
+    store = Store(tmp_path / "runs.db")
+    store.write("runs", [{"run_id": r} for r in ("abcd-1", "abcd-2", "abce-1", "b")])
+    assert store.run_ids_starting("abcd") == ["abcd-1", "abcd-2"]
+    assert store.run_ids_starting("abcd-2") == ["abcd-2"]
+    assert store.run_ids_starting("abc", limit=5) == ["abcd-1", "abcd-2", "abce-1"]
+    assert store.run_ids_starting("zz") == []
+    plan = store._fetchall('EXPLAIN QUERY PLAN SELECT run_id FROM "runs" WHERE run_id >= ? AND run_id < ? LIMIT 2',
+                           ("abcd", "abcd\U0010ffff"))
+    assert "USING COVERING INDEX runs_run" in plan[0][-1]
+
+
+def test_clip_cuts_text_and_json_cells_in_the_store_and_leaves_numbers_and_times(tmp_path):
+    store = Store(tmp_path / "runs.db")
+    store.write("tool_calls", [{"run_id": "r", "tool_name": "search", "tool_input": {"query": "x" * 50},
+                                "execution_time_ms": 12.5, "timestamp": "2026-01-01T00:00:00+00:00"}])
+    row = next(store.rows("tool_calls", columns=["tool_name", "tool_input", "execution_time_ms", "timestamp"],
+                          clip=10))
+    assert row == {"tool_name": "search", "tool_input": '{"query":"', "execution_time_ms": 12.5,
+                   "timestamp": "2026-01-01T00:00:00+00:00"}
+    assert next(store.rows("tool_calls", columns=["tool_input"]))["tool_input"] == {"query": "x" * 50}

@@ -210,3 +210,21 @@ def test_the_out_help_says_it_holds_the_runs_of_this_batch(capsys):
         main(["run", "--help"])
     help_text = " ".join(re.sub("[│╭╮╰╯─]", " ", capsys.readouterr().out).split())  # without rich's box
     assert "Excel workbook for the runs of this batch" in help_text
+
+
+def test_the_summary_prints_every_full_run_id(cli, tmp_path):
+    code, out, _ = cli("Acme Corp", "Blue Harbor Logistics", "--no-excel")
+    assert code == 0
+    ids = [r["run_id"] for r in rows(tmp_path, "runs")]
+    assert len(ids) == 2 and all(run_id in out for run_id in ids)
+
+
+def test_a_reader_that_goes_away_loses_no_run_and_no_export(tmp_path):
+    import subprocess
+    import sys
+
+    shell = (f"{sys.executable} -m harness run 'Acme Corp' --store {tmp_path / 'runs.db'} --out {tmp_path / 'r.xlsx'} "
+             "| head -c 0; echo \"exit ${PIPESTATUS[0]}\"")
+    done = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.stdout.splitlines()[-1] == "exit 0" and "BrokenPipe" not in done.stderr
+    assert len(rows(tmp_path, "runs")) == 1 and (tmp_path / "r.xlsx").is_file()

@@ -1,0 +1,165 @@
+"""How `harness list`, `show` and `report` answer on a big store, against the same on a small one.
+
+    python benchmarks/store_scale.py [--runs 50000] [--store PATH] [--repeat 5] [--report-runs 10000]
+
+The big store is made once and reused while it holds ``--runs`` runs (default
+``$TMPDIR/harness_store_scale_<runs>.db``): three runs are recorded from real LangGraph
+graphs (an agent with model, tool and nested tool calls and a subgraph; a run whose tool
+fails; the credit workflow with all its scores), then copied under new ids through
+``Store.write`` until the store holds ``--runs``, a third of them in experiment ``base``, a
+third in ``cand``. The baseline is a store of 100 such runs, made fresh each time.
+
+Each command runs in a fresh process, as a user runs it (interpreter start and imports
+included), ``--repeat`` times; the median is printed for both stores with their ratio (1.0:
+the answer does not grow with the store). Targets: `list` < 1 s, `show` < 0.5 s on 50,000 runs.
+
+Then the report of the newest ``--report-runs`` runs: the time to write it and its size, and
+in Debian's headless Chromium (through Playwright) the time until its list is on screen, to
+sort the list, to filter it and to open a run (its waterfall drawn), against a report of 100.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from harness import Store  # noqa: E402
+from tests.support.copies import copy_runs  # noqa: E402
+from tests.view.conftest import record  # noqa: E402
+
+_EXPERIMENTS = ("base", "cand", None)
+
+
+def build(path: Path, runs: int) -> Path:
+    """A store of ``runs`` runs at ``path``, made unless it is already there."""
+    if path.exists():
+        store = Store(path)
+        have = store.count("runs")
+        store.close()
+        if have == runs:
+            return path
+        path.unlink()
+        for suffix in ("-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+    started = time.perf_counter()
+    recorded = record(path)
+    store = Store(path)
+    copy_runs(store, [recorded.agent, recorded.failed, recorded.credit], runs - 3, experiments=_EXPERIMENTS,
+              batch=500)
+    store.close()
+    print(f"made {path} ({runs:,} runs, {path.stat().st_size / 1e6:,.0f} MB) in {time.perf_counter() - started:.0f}s")
+    return path
+
+
+def _newest(store_path: Path, workflow: str) -> str:
+    store = Store(store_path)
+    try:
+        return next(store.rows("runs", columns=["run_id"], where={"workflow": workflow}, newest_first=True,
+                               limit=1))["run_id"]
+    finally:
+        store.close()
+
+
+def timed(args: list[str], repeat: int) -> float:
+    """Median wall seconds of ``python -m harness ARGS`` in a fresh process."""
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True)
+        times.append(time.perf_counter() - started)
+        if done.returncode != 0:
+            raise SystemExit(f"harness {' '.join(args)} failed: {done.stderr.strip()}")
+    return statistics.median(times)
+
+
+def commands(store: Path) -> list[tuple[str, list[str]]]:
+    credit = _newest(store, "credit_analysis")[:8]
+    where = ["--store", str(store)]
+    return [
+        ("harness --version (interpreter and imports)", ["--version"]),
+        ("harness list", ["list", *where]),
+        ("harness list --json", ["list", "--json", *where]),
+        ("harness list --status failed", ["list", "--status", "failed", *where]),
+        ("harness list --experiment cand", ["list", "--experiment", "cand", *where]),
+        ("harness list --experiment absent (reads every run)", ["list", "--experiment", "absent", *where]),
+        ("harness show PREFIX (credit run)", ["show", credit, *where]),
+        ("harness show PREFIX --json", ["show", credit, "--json", *where]),
+    ]
+
+
+def browse(report: Path) -> dict[str, float]:
+    """Seconds until the report's list is on screen, to sort it, to filter it, to open a run."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.support.browser import chromium
+
+    out: dict[str, float] = {}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        started = time.perf_counter()
+        page.goto(report.as_uri())
+        page.wait_for_selector("body[data-ready=yes]")
+        out["open (list on screen)"] = time.perf_counter() - started
+        rows = page.locator("#spacer .row").count()
+        started = time.perf_counter()
+        page.click("#head button[data-key=ms]")
+        page.evaluate("new Promise(r => requestAnimationFrame(() => r()))")
+        out["sort by time"] = time.perf_counter() - started
+        started = time.perf_counter()
+        page.fill("#filter", "acme")
+        page.evaluate("new Promise(r => requestAnimationFrame(() => r()))")
+        out["filter"] = time.perf_counter() - started
+        started = time.perf_counter()
+        page.locator("#spacer .row").first.click()
+        page.wait_for_selector("#waterfall svg")
+        out["open a run (waterfall)"] = time.perf_counter() - started
+        out["rows in the page"] = rows
+        browser.close()
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=50_000)
+    parser.add_argument("--store", type=Path, default=None)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--report-runs", type=int, default=10_000)
+    args = parser.parse_args()
+    big = build(args.store or Path(tempfile.gettempdir()) / f"harness_store_scale_{args.runs}.db", args.runs)
+    with tempfile.TemporaryDirectory() as folder:
+        small = build(Path(folder) / "small.db", 100)
+        print(f"\n{'command':52} {f'{args.runs:,} runs':>12} {'100 runs':>10} {'ratio':>7}")
+        for (label, big_args), (_, small_args) in zip(commands(big), commands(small)):
+            a, b = timed(big_args, args.repeat), timed(small_args, args.repeat)
+            print(f"{label:52} {a:11.3f}s {b:9.3f}s {a / b:7.2f}")
+
+        print(f"\nreport of the newest {args.report_runs:,} runs against one of 100")
+        reports = {}
+        for label, store, limit in (("big", big, args.report_runs), ("small", small, 100)):
+            out = Path(folder) / f"{label}.html"
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "harness", "report", "--store", str(store), "--limit", str(limit),
+                            "--out", str(out)], check=True, capture_output=True)
+            reports[label] = (out, time.perf_counter() - started)
+        (big_html, big_s), (small_html, small_s) = reports["big"], reports["small"]
+        print(f"{'write the file':52} {big_s:11.3f}s {small_s:9.3f}s {big_s / small_s:7.2f}")
+        print(f"{'file size (MB)':52} {big_html.stat().st_size / 1e6:12.1f} {small_html.stat().st_size / 1e6:10.2f}")
+        in_big, in_small = browse(big_html), browse(small_html)
+        for key in in_big:
+            if key == "rows in the page":
+                print(f"{'rows in the page (lazy list)':52} {in_big[key]:12.0f} {in_small[key]:10.0f}")
+            else:
+                print(f"{'Chromium: ' + key:52} {in_big[key]:11.3f}s {in_small[key]:9.3f}s "
+                      f"{in_big[key] / in_small[key]:7.2f}")
+
+
+if __name__ == "__main__":
+    main()

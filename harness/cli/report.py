@@ -1,0 +1,46 @@
+"""Write one self-contained HTML report to look through runs: a sortable, filterable run list, each run's waterfall (nodes, LLM and tool calls on a time axis) and scores, and experiment summaries.
+
+Examples: `harness report`, `harness report --experiment baseline --experiment candidate --out compare.html`, `harness report --run 3f2a9c1e --run 77b0`.
+Without --run or --experiment the report holds the newest runs of the store (at most --limit). The file needs no network: open it in any browser, or mail it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ._errors import UsageError
+from ._open import open_store, run_ids
+
+
+def command(
+    store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL (default: $HARNESS_STORE or ./harness.db).")] = None,
+    experiment: Annotated[Optional[list[str]], typer.Option("--experiment", help="Runs of this experiment (repeatable).")] = None,
+    run: Annotated[Optional[list[str]], typer.Option("--run", help="This run: an id or its first 4+ characters (repeatable).")] = None,
+    limit: Annotated[int, typer.Option(help="At most this many runs, the newest (0: all).")] = 10_000,
+    out: Annotated[Path, typer.Option(help="The HTML file to write.")] = Path("report.html"),
+) -> None:
+    from harness.view import list_runs, write_report
+
+    if limit < 0:
+        raise UsageError(f"--limit must be 0 (all) or more, got {limit}")
+    opened = open_store(store)
+    try:
+        ids = run_ids(opened, run) if run else []
+        if not list_runs(opened, limit=1):
+            raise UsageError("nothing to report: the store has no runs")
+        missing = [e for e in experiment or [] if not list_runs(opened, experiments=[e], limit=1)]
+        if missing:
+            raise UsageError(f"no runs of experiment {', '.join(map(repr, missing))} in the store")
+        try:
+            report = write_report(opened, out, run_ids=ids, experiments=experiment or (), limit=limit or None)
+        except OSError as exc:
+            raise UsageError(f"cannot write {str(out)!r}: {exc.strerror or exc}") from None
+    finally:
+        opened.close()
+    cut = f" (the newest of {report.selected:,}; --limit to change)" if report.selected > report.runs else ""
+    size = f"{report.bytes / 1e6:.1f} MB" if report.bytes >= 1e6 else f"{max(1, round(report.bytes / 1e3))} KB"
+    print(f"wrote {report.path}: {report.runs:,} runs{cut}, {size} in {report.seconds:.1f}s", file=sys.stderr)

@@ -1,0 +1,91 @@
+"""The read model of a recorded run: its ``runs`` row, the tree of what happened and its scores.
+
+Built from the store by :mod:`.read`, rendered three ways: rich text (``harness show``),
+JSON (``--json``, :meth:`RunView.to_dict`) and HTML (``harness report``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+EntryKind = Literal["node", "llm", "tool"]
+#: ``unfinished``: the execution started and no end was recorded (the process died mid-run).
+EntryStatus = Literal["ok", "error", "interrupted", "unfinished"]
+
+
+def epoch_ms(iso: str | None) -> float | None:
+    """Milliseconds since the epoch of an ISO timestamp (None when absent or unreadable)."""
+    if not iso:
+        return None
+    try:
+        return datetime.fromisoformat(iso).timestamp() * 1_000
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class TreeEntry:
+    """One node execution, model call or tool call, with what happened inside it.
+
+    ``details`` holds the kind's own fields: a node's ``step``, ``langgraph_step`` and
+    ``subgraph_depth``; a model call's ``model``, tokens, ``cost`` and
+    ``time_to_first_token_ms``; a tool call's ``call_depth``; every kind's ``input`` and
+    ``output``.
+    """
+
+    kind: EntryKind
+    id: str
+    name: str
+    started_at: str | None
+    duration_ms: float | None
+    status: EntryStatus
+    error: str | None
+    details: Mapping[str, Any] = field(default_factory=dict)
+    children: tuple[TreeEntry, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "started_at": self.started_at,
+                "duration_ms": self.duration_ms, "status": self.status, "error": self.error, "id": self.id,
+                **self.details, "children": [child.to_dict() for child in self.children]}
+
+    def walk(self, depth: int = 0) -> Iterator[tuple[int, TreeEntry]]:
+        """This entry and everything under it, depth first, in the order things happened."""
+        yield depth, self
+        for child in self.children:
+            yield from child.walk(depth + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class RunView:
+    """A run as the store recorded it: ``run`` (its ``runs`` row), ``tree`` (the top-level
+    node executions, or calls made outside any node, each with its children, in start
+    order) and ``scores`` (tool selection, trajectory, evaluation, judge, agent metrics and
+    log test; None where the run has none)."""
+
+    run: Mapping[str, Any]
+    tree: tuple[TreeEntry, ...]
+    scores: Mapping[str, Any]
+    started_ms: float | None = None  # epoch ms where the run's timeline starts
+    span_ms: float = 0.0  # how long the timeline is (the run's duration, or its calls' extent)
+
+    @property
+    def run_id(self) -> str:
+        return str(self.run.get("run_id"))
+
+    def entries(self) -> Iterator[tuple[int, TreeEntry]]:
+        """Every entry with its depth in the tree, depth first, in the order things happened."""
+        for top in self.tree:
+            yield from top.walk()
+
+    def offset_ms(self, entry: TreeEntry) -> float | None:
+        """When ``entry`` started, in milliseconds after the run's timeline starts."""
+        start = epoch_ms(entry.started_at)
+        if start is None or self.started_ms is None:
+            return None
+        return max(0.0, start - self.started_ms)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run": dict(self.run), "tree": [entry.to_dict() for entry in self.tree], "scores": dict(self.scores)}

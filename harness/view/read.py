@@ -1,0 +1,261 @@
+"""Runs read back from the store: run ids from their prefixes, the newest runs, a run's tree.
+
+Everything here reads only what it returns, through :meth:`Store.rows` (filtered, limited and
+ordered in the store, on the ``run_id`` index), so it answers as fast on a store of fifty
+thousand runs as on one of ten.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from ..store import Store
+from .model import RunView, TreeEntry, epoch_ms
+
+#: A run id given by its start needs this many characters (four hex digits: 1 in 65,536).
+MIN_PREFIX = 4
+
+#: The ``runs`` columns of a run list (``harness list``, the report's list).
+LIST_COLUMNS = ("run_id", "timestamp", "started_at", "workflow", "company_name", "status", "total_time_ms",
+                "total_tokens", "total_cost", "evaluation_score", "experiment", "case_id", "repeat_index",
+                "model", "error")
+
+_EVENT_COLUMNS = ("run_id", "event_id", "parent_event_id", "event_kind", "event_name", "status", "error",
+                  "timestamp", "duration_ms", "step_number", "langgraph_step", "subgraph_depth",
+                  "input_preview", "output_preview")
+_LLM_COLUMNS = ("run_id", "llm_call_id", "model", "prompt_tokens", "completion_tokens", "total_tokens",
+                "total_cost", "time_to_first_token_ms", "usage_source", "status", "error")
+_TOOL_COLUMNS = ("run_id", "tool_call_id", "tool_input", "tool_output", "status", "error", "call_depth")
+#: Sheet -> the columns a run's scores come from.
+_SCORE_COLUMNS = {
+    "tool_selections": ("run_id", "f1_score", "precision", "recall", "selected_tools", "expected_tools",
+                        "missing_tools", "extra_tools"),
+    "evaluations": ("run_id", "overall_score", "eval_status", "tool_selection_score", "data_quality_score",
+                    "synthesis_score"),
+    "llm_judge_results": ("run_id", "overall_score", "eval_status", "status", "error", "accuracy_score",
+                          "completeness_score", "consistency_score", "actionability_score",
+                          "data_utilization_score"),
+    "agent_metrics": ("run_id", "overall_score", "eval_status", "intent_correctness", "plan_quality",
+                      "tool_choice_correctness", "tool_completeness", "trajectory_match",
+                      "final_answer_quality", "step_count", "tool_calls", "latency_ms", "trajectory_details"),
+    "log_tests": ("run_id", "verification_status", "profile", "total_sheets_logged"),
+}
+#: Runs read per query when many are loaded at once (the report).
+_CHUNK = 400
+
+
+class RunIdError(LookupError):
+    """A run id that names no run, or a prefix that names none or several."""
+
+
+def resolve_run_id(store: Store, text: str) -> str:
+    """The run ``text`` names: its full id, or a unique start of it of at least
+    :data:`MIN_PREFIX` characters."""
+    given = text.strip()
+    found = store.run_ids_starting(given, limit=3) if given else []
+    if given in found:
+        return given
+    if not found:
+        raise RunIdError(f"no run {given!r} in store {store.location}")
+    if len(given) < MIN_PREFIX:
+        raise RunIdError(f"run id prefix {given!r} is too short: give at least {MIN_PREFIX} characters")
+    if len(found) > 1:
+        more = ", ..." if len(found) > 2 else ""
+        raise RunIdError(f"run id prefix {given!r} is ambiguous: {found[0]}, {found[1]}{more} start with it; "
+                         "give more characters")
+    return found[0]
+
+
+def resolve_run_ids(store: Store, texts: Iterable[str]) -> list[str]:
+    """Each of ``texts`` resolved (:func:`resolve_run_id`), duplicates dropped, order kept."""
+    return list(dict.fromkeys(resolve_run_id(store, text) for text in texts))
+
+
+def list_runs(store: Store, *, experiments: Sequence[str] = (), workflows: Sequence[str] = (),
+              statuses: Sequence[str] = (), limit: int | None = 20) -> list[dict[str, Any]]:
+    """The newest runs first, at most ``limit`` (None: all), each as its :data:`LIST_COLUMNS`;
+    a non-empty filter keeps the runs whose column is any of its values."""
+    where = {column: list(values) for column, values in
+             (("experiment", experiments), ("workflow", workflows), ("status", statuses)) if values}
+    return list(store.rows("runs", columns=LIST_COLUMNS, where=where, newest_first=True, limit=limit))
+
+
+def load_run(store: Store, run_id: str) -> RunView:
+    """The run ``run_id`` (a full id) with its tree and scores, payloads in full."""
+    for view in load_runs(store, [run_id]):
+        return view
+    raise RunIdError(f"no run {run_id!r} in store {store.location}")
+
+
+def load_runs(store: Store, run_ids: Sequence[str], *, clip: int | None = None) -> Iterator[RunView]:
+    """The runs of ``run_ids`` that the store has, in that order, read a few hundred at a time;
+    ``clip`` cuts payloads (previews, tool input and output) to that many characters and
+    leaves them as the text they are stored as (a glimpse needs no decoding)."""
+    for start in range(0, len(run_ids), _CHUNK):
+        chunk = list(run_ids[start:start + _CHUNK])
+        runs = {row["run_id"]: row for row in store.rows("runs", chunk)}
+        if not runs:
+            continue
+        ids = list(runs)
+        events = _grouped(store.rows("langgraph_events", ids, columns=_EVENT_COLUMNS, clip=clip,
+                                     decode_json=clip is None))
+        llm = _grouped(store.rows("llm_calls", ids, columns=_LLM_COLUMNS))
+        tools = _grouped(store.rows("tool_calls", ids, columns=_TOOL_COLUMNS, clip=clip, decode_json=clip is None))
+        scored = {sheet: {row["run_id"]: row for row in store.rows(sheet, ids, columns=columns)}
+                  for sheet, columns in _SCORE_COLUMNS.items()}
+        for run_id in chunk:
+            if run_id in runs:
+                run = runs[run_id]
+                yield _view(run, events.get(run_id, []), llm.get(run_id, []), tools.get(run_id, []),
+                            {sheet: rows.get(run_id) for sheet, rows in scored.items()})
+
+
+def _grouped(rows: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        out[row["run_id"]].append(row)
+    return out
+
+
+def _view(run: dict[str, Any], events: list[dict[str, Any]], llm: list[dict[str, Any]],
+          tools: list[dict[str, Any]], scored: Mapping[str, dict[str, Any] | None]) -> RunView:
+    executions = _executions(events)
+    calls = {row["llm_call_id"]: row for row in llm} | {row["tool_call_id"]: row for row in tools}
+    tree = _tree(executions, calls)
+    # The timeline starts with the graph (else the run, else its first call) and lasts until
+    # the last thing recorded ended.
+    graph = next((e for e in executions.values() if e["kind"] == "graph" and not e["parent"]), None)
+    times = [(s, s + (e["duration_ms"] or 0.0)) for e in executions.values()
+             if (s := epoch_ms(e["started_at"])) is not None]
+    start = next((t for t in (epoch_ms(graph and graph["started_at"]), epoch_ms(run.get("started_at")),
+                              min((s for s, _ in times), default=None)) if t is not None), None)
+    span = max(end - start for _, end in times) if times and start is not None else (run.get("total_time_ms") or 0.0)
+    return RunView(run=run, tree=tree, scores=_scores(run, scored), started_ms=start, span_ms=span)
+
+
+def _executions(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Start and end rows of each execution merged into one record, in the order they started."""
+    out: dict[str, dict[str, Any]] = {}
+    for row in events:
+        e = out.get(row["event_id"])
+        if e is None:
+            e = out[row["event_id"]] = {
+                "id": row["event_id"], "parent": row["parent_event_id"], "kind": row["event_kind"],
+                "name": row["event_name"], "started_at": None, "duration_ms": None, "status": "unfinished",
+                "error": None, "input": None, "output": None, "step": row["step_number"],
+                "langgraph_step": row["langgraph_step"], "subgraph_depth": row["subgraph_depth"]}
+        if row["status"] == "started":
+            e["started_at"], e["input"] = row["timestamp"], row["input_preview"]
+        else:
+            e["status"], e["error"], e["output"] = row["status"], row["error"], row["output_preview"]
+            e["duration_ms"] = row["duration_ms"]
+            if e["started_at"] is None:  # no start row: place it by its end and duration
+                e["started_at"] = _before(row["timestamp"], row["duration_ms"])
+    return out
+
+
+def _before(iso: str | None, ms: float | None) -> str | None:
+    if not iso:
+        return None
+    try:
+        return (datetime.fromisoformat(iso) - timedelta(milliseconds=ms or 0.0)).isoformat(timespec="microseconds")
+    except ValueError:
+        return iso
+
+
+def _tree(executions: dict[str, dict[str, Any]], calls: Mapping[str, dict[str, Any]]) -> tuple[TreeEntry, ...]:
+    """Nodes, model calls and tool calls under their nearest recorded ancestor of those kinds
+    (graphs and subgraphs are not entries: their nodes hang under the node that ran them)."""
+    children: dict[str | None, list[str]] = defaultdict(list)
+    for eid, e in executions.items():
+        if e["kind"] not in ("node", "llm", "tool"):
+            continue
+        parent = e["parent"]
+        while parent is not None and parent in executions and executions[parent]["kind"] not in ("node", "llm", "tool"):
+            parent = executions[parent]["parent"]
+        children[parent if parent in executions else None].append(eid)
+    order = {eid: i for i, eid in enumerate(executions)}
+
+    def build(eid: str) -> TreeEntry:
+        e = executions[eid]
+        kids = sorted(children.get(eid, []), key=lambda k: (executions[k]["started_at"] or "", order[k]))
+        status, error, details = _details(e, calls.get(eid))
+        return TreeEntry(kind=e["kind"], id=eid, name=e["name"], started_at=e["started_at"],
+                         duration_ms=e["duration_ms"], status=status, error=error, details=details,
+                         children=tuple(build(k) for k in kids))
+
+    top = sorted(children.get(None, []), key=lambda k: (executions[k]["started_at"] or "", order[k]))
+    return tuple(build(eid) for eid in top)
+
+
+def _details(e: dict[str, Any], call: dict[str, Any] | None) -> tuple[Any, str | None, dict[str, Any]]:
+    """The entry's status, error and its kind's own fields (from its llm_calls or tool_calls row)."""
+    status, error = e["status"], e["error"]
+    if e["kind"] == "node":
+        return status, error, {"step": e["step"], "langgraph_step": e["langgraph_step"],
+                               "subgraph_depth": e["subgraph_depth"], "input": _json_or_text(e["input"]),
+                               "output": _json_or_text(e["output"])}
+    call = call or {}
+    if e["kind"] == "llm":
+        return status, error or call.get("error"), {
+            "model": call.get("model"), "prompt_tokens": call.get("prompt_tokens"),
+            "completion_tokens": call.get("completion_tokens"), "total_tokens": call.get("total_tokens"),
+            "cost": call.get("total_cost"), "time_to_first_token_ms": call.get("time_to_first_token_ms"),
+            "usage_source": call.get("usage_source"), "input": e["input"], "output": e["output"]}
+    if call.get("status") == "fail" and status == "ok":  # the tool answered with an error message
+        status, error = "error", call.get("error")
+    return status, error, {
+        "call_depth": call.get("call_depth"),
+        "input": call["tool_input"] if "tool_input" in call else e["input"],
+        "output": call["tool_output"] if "tool_output" in call else e["output"]}
+
+
+def _json_or_text(preview: str | None) -> Any:
+    """A node's input or output preview as the data it shows (text when it is not whole JSON,
+    e.g. cut at the preview's length)."""
+    if preview and preview[:1] in "{[":
+        try:
+            return json.loads(preview)
+        except ValueError:
+            pass
+    return preview
+
+
+def _scores(run: Mapping[str, Any], scored: Mapping[str, dict[str, Any] | None]) -> dict[str, Any]:
+    """The run's scores by kind; None where the run has none of that kind."""
+    selection, evaluation = scored.get("tool_selections"), scored.get("evaluations")
+    judge, metrics, log = scored.get("llm_judge_results"), scored.get("agent_metrics"), scored.get("log_tests")
+    trajectory = None
+    if metrics and metrics.get("trajectory_match") is not None:
+        details = metrics.get("trajectory_details") if isinstance(metrics.get("trajectory_details"), dict) else {}
+        trajectory = {"match": metrics["trajectory_match"], "actual": details.get("actual"),
+                      "expected": details.get("expected"), "missing": details.get("missing"),
+                      "extra": details.get("extra")}
+    return {
+        "tool_selection": selection and {
+            "f1": selection["f1_score"], "precision": selection["precision"], "recall": selection["recall"],
+            "selected": selection["selected_tools"], "expected": selection["expected_tools"],
+            "missing": selection["missing_tools"], "extra": selection["extra_tools"]},
+        "trajectory": trajectory,
+        "evaluation": ({"score": run.get("evaluation_score"),
+                        "status": evaluation and evaluation["eval_status"],
+                        "tool_selection": evaluation and evaluation["tool_selection_score"],
+                        "data_quality": evaluation and evaluation["data_quality_score"],
+                        "synthesis": evaluation and evaluation["synthesis_score"]}
+                       if evaluation or run.get("evaluation_score") is not None else None),
+        "judge": judge and {
+            "overall": judge["overall_score"], "status": judge["eval_status"], "outcome": judge["status"],
+            "error": judge["error"], "accuracy": judge["accuracy_score"], "completeness": judge["completeness_score"],
+            "consistency": judge["consistency_score"], "actionability": judge["actionability_score"],
+            "data_utilization": judge["data_utilization_score"]},
+        "agent_metrics": metrics and {key: metrics[key] for key in (
+            "overall_score", "eval_status", "intent_correctness", "plan_quality", "tool_choice_correctness",
+            "tool_completeness", "trajectory_match", "final_answer_quality", "step_count", "tool_calls",
+            "latency_ms")},
+        "log_test": log and {"status": log["verification_status"], "profile": log["profile"],
+                             "sheets_logged": log["total_sheets_logged"]},
+    }

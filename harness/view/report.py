@@ -1,0 +1,189 @@
+"""``harness report``: one self-contained HTML file to look through runs.
+
+The file carries its data, script and styles inline and fetches nothing, so it opens
+offline and can be mailed. The run list renders lazily (only the rows in view exist in the
+page), so ten thousand runs scroll, sort and filter as fast as ten; a run's waterfall and
+scores are drawn when it is opened.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import html
+import json
+import os
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..store import Store
+from .experiments import comparison_html, summaries_html, summarise_all
+from .formats import abbreviate, money, number
+from .model import RunView, TreeEntry
+from .read import list_runs, load_runs
+
+#: Runs in a report unless ``limit`` says otherwise: the newest of the selection.
+DEFAULT_LIMIT = 10_000
+#: Characters of an input or output kept for the hover of a model or tool call.
+PREVIEW = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """A written report: where, how many runs, how large, how long it took to make."""
+
+    path: Path
+    runs: int
+    selected: int  # runs the selection named (more than ``runs`` when ``limit`` cut it)
+    bytes: int
+    seconds: float
+
+
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath("static", name).read_text(encoding="utf-8")
+
+
+def _round(value: float | None, digits: int = 3) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+_KINDS = {"node": 0, "llm": 1, "tool": 2}
+
+
+def _entry(view: RunView, depth: int, e: TreeEntry) -> list[Any]:
+    """One waterfall row: kind, name, start (ms after the run's start), duration, status,
+    error, depth, then the kind's own fields."""
+    d = e.details
+    row = [_KINDS[e.kind], e.name, _round(view.offset_ms(e)), _round(e.duration_ms), e.status,
+           abbreviate(e.error, 400) or None, depth]
+    if e.kind == "node":
+        row += [d.get("step"), d.get("subgraph_depth")]
+    elif e.kind == "llm":
+        row += [d.get("model"), d.get("prompt_tokens"), d.get("completion_tokens"), d.get("cost"),
+                _round(d.get("time_to_first_token_ms")), abbreviate(d.get("input"), PREVIEW),
+                abbreviate(d.get("output"), PREVIEW)]
+    else:
+        row += [abbreviate(d.get("input"), PREVIEW), abbreviate(d.get("output"), PREVIEW)]
+    return row
+
+
+def _scores(scores: Mapping[str, Any]) -> dict[str, Any]:
+    """The scores a report shows (their lists of names only where they say what went wrong)."""
+    keep = {"evaluation": ("score", "status"), "tool_selection": ("f1", "missing", "extra"),
+            "trajectory": ("match", "missing", "extra"), "judge": ("overall", "status", "outcome", "error"),
+            "agent_metrics": ("overall_score", "eval_status"), "log_test": ("status", "profile")}
+    return {kind: {k: v for k, v in scores[kind].items() if k in keys and v not in (None, [])}
+            for kind, keys in keep.items() if scores.get(kind)}
+
+
+def run_data(view: RunView) -> dict[str, Any]:
+    """A run's line in the list and its header as the report's script reads them (short keys:
+    ten thousand of these are inline). What is shown only for an opened run is :func:`detail`."""
+    r = view.run
+    return {
+        "id": view.run_id, "ts": r.get("timestamp"), "wf": r.get("workflow"), "subj": r.get("company_name"),
+        "st": r.get("status"), "ms": _round(r.get("total_time_ms")), "tok": r.get("total_tokens"),
+        "cost": r.get("total_cost"), "eval": r.get("evaluation_score"), "exp": r.get("experiment"),
+        "case": r.get("case_id"), "model": r.get("model"), "err": abbreviate(r.get("error"), 400) or None,
+    }
+
+
+def detail(view: RunView) -> dict[str, Any]:
+    """What an opened run shows: its waterfall (one row per node, model call and tool call,
+    depth first), the length of its timeline and its scores."""
+    return {"rows": [_entry(view, depth, e) for depth, e in view.entries()], "span": _round(view.span_ms),
+            "scores": _scores(view.scores)}
+
+
+def packed(data: Any) -> str:
+    """``data`` as gzip-compressed JSON in base64: the runs' details, most of a report's bytes,
+    shrink several times over (prompts and tool payloads repeat from run to run), and the page
+    unpacks them with the browser's own ``DecompressionStream`` after showing the list."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str).encode()
+    return base64.b64encode(gzip.compress(text, compresslevel=6, mtime=0)).decode("ascii")
+
+
+def _json_for_script(data: Any) -> str:
+    """JSON that cannot end the ``<script>`` element it sits in."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str).replace("<", "\\u003c")
+
+
+def render(views: Sequence[RunView], *, source: str, selected: int | None = None,
+           experiments: Sequence[str] = (), comparison: Mapping[str, Any] | None = None) -> str:
+    """The page for ``views`` (newest first) from ``source`` (the store's location);
+    ``experiments`` come first among the summaries, in that order; ``comparison`` is a
+    two-experiment comparison as ``Comparison.to_dict()`` gives it."""
+    rows = [view.run for view in views]
+    data = {"runs": [run_data(v) for v in views], "source": source}
+    details = packed([detail(v) for v in views])
+    completed = sum(r.get("status") == "completed" for r in rows)
+    tokens = sum(r.get("total_tokens") or 0 for r in rows)
+    costs = [r["total_cost"] for r in rows if isinstance(r.get("total_cost"), (int, float))]
+    cut = (f" (the newest of {selected:,})" if selected is not None and selected > len(views) else "")
+    facts = (f"{len(views):,} runs{cut} · {completed:,} completed · {len(views) - completed:,} failed · "
+             f"{number(tokens)} tokens · {money(sum(costs)) if costs else 'cost unknown'}")
+    made = datetime.now(timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M")
+    title = f"Runs in {os.path.basename(source) or source}"
+    return (
+        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
+        "<meta name=viewport content='width=device-width, initial-scale=1'>"
+        f"<title>{html.escape(title)}</title><style>{_asset('report.css')}</style></head><body>"
+        f"<header><h1>{html.escape(title)}</h1><p>{html.escape(facts)}</p>"
+        f"<p class=sub>{html.escape(source)} · made {made}</p></header><main>"
+        + summaries_html(summarise_all(rows, experiments), rows)
+        + (comparison_html(comparison) if comparison else "")
+        + "<section id=runs><h2>Runs</h2><div class=controls>"
+        "<input type=search id=filter placeholder='Filter: id, workflow, subject, status, experiment, error…' "
+        "aria-label='Filter runs'><select id=status aria-label='Status'><option value=''>any status</option>"
+        "<option>completed</option><option>failed</option></select>"
+        "<span id=count class=muted></span></div>"
+        "<div id=list role=grid aria-label='Runs'><div id=head class=row role=row></div>"
+        "<div id=viewport><div id=spacer></div></div></div></section>"
+        "<section id=run hidden><div id=run-head></div><h3>Where the time went</h3>"
+        "<p class=legend><span class='key node'></span>node <span class='key llm'></span>LLM call "
+        "<span class='key tool'></span>tool call <span class='key error'></span>error</p>"
+        "<div id=waterfall></div><h3>Scores</h3><div id=scores></div></section>"
+        "</main><div id=tip role=tooltip hidden></div>"
+        f"<script type=application/json id=report-data>{_json_for_script(data)}</script>"
+        f"<script type=application/octet-stream id=report-details data-encoding=gzip+base64>{details}</script>"
+        f"<script>{_asset('report.js')}</script></body></html>"
+    )
+
+
+def select_runs(store: Store, *, run_ids: Sequence[str] = (), experiments: Sequence[str] = (),
+                limit: int | None = DEFAULT_LIMIT) -> tuple[list[str], int]:
+    """The runs a report shows, newest first: those named, plus those of ``experiments``,
+    or, naming neither, the store's newest; at most ``limit``. Returns them and how many
+    the selection named before the limit."""
+    chosen: list[str] = []
+    if experiments:
+        chosen = [r["run_id"] for r in list_runs(store, experiments=experiments, limit=None)]
+    if run_ids:
+        named = set(run_ids)
+        newest = [r["run_id"] for r in store.rows("runs", list(named), columns=["run_id"], newest_first=True)]
+        chosen = list(dict.fromkeys([*newest, *chosen]))
+    if not run_ids and not experiments:
+        selected = store.count("runs")
+        chosen = [r["run_id"] for r in store.rows("runs", columns=["run_id"], newest_first=True, limit=limit)]
+        return chosen, selected
+    return (chosen[:limit] if limit else chosen), len(chosen)
+
+
+def write_report(store: Store, path: str | os.PathLike[str], *, run_ids: Sequence[str] = (),
+                 experiments: Sequence[str] = (), limit: int | None = DEFAULT_LIMIT,
+                 comparison: Mapping[str, Any] | None = None) -> Report:
+    """Write the report of the runs :func:`select_runs` picks to ``path`` (UTF-8)."""
+    started = time.perf_counter()
+    ids, selected = select_runs(store, run_ids=run_ids, experiments=experiments, limit=limit)
+    views = list(load_runs(store, ids, clip=PREVIEW + 1))
+    page = render(views, source=store.location, selected=selected, experiments=experiments,
+                  comparison=comparison)
+    target = Path(path)
+    target.write_text(page, encoding="utf-8")
+    return Report(target, len(views), selected, target.stat().st_size, time.perf_counter() - started)
+

@@ -1,0 +1,144 @@
+"""The HTML report as a file: self-contained, its data safe inside its script, the runs it
+picks, the experiment summaries and the comparison of two experiments."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import re
+
+import pytest
+
+from harness import Store
+from harness.view.experiments import comparison_html, summarise
+from harness.view.report import render, select_runs, write_report
+from harness.view import load_runs
+
+#: ``Comparison.to_dict()`` as DESIGN section 8 gives it.
+COMPARISON = {
+    "a": "base", "b": "cand", "alpha": 0.05, "paired_cases": 30, "unpaired": {"a_only": [], "b_only": ["c31", "c32"]},
+    "metrics": [
+        {"name": "pass_rate", "higher_is_better": True, "n": 30, "a": 1.0, "b": 0.6, "delta": -0.4,
+         "ci_low": -0.57, "ci_high": -0.23, "p_value": 0.000488, "test": "mcnemar_exact", "effect_size": -0.4,
+         "verdict": "regressed"},
+        {"name": "latency_ms", "higher_is_better": False, "n": 30, "a": 1520.0, "b": 1210.5, "delta": -309.5,
+         "ci_low": -420.0, "ci_high": -190.25, "p_value": 0.0012, "test": "wilcoxon", "effect_size": -0.61,
+         "verdict": "improved"},
+        {"name": "total_cost", "higher_is_better": False, "n": 30, "a": 0.0021, "b": 0.00205, "delta": -0.00005,
+         "ci_low": -0.0002, "ci_high": 0.0001, "p_value": 0.41, "test": "wilcoxon", "effect_size": -0.1,
+         "verdict": "unchanged"},
+    ],
+    "regressed": True,
+}
+
+
+def _data(page: str) -> dict:
+    found = re.search(r"<script type=application/json id=report-data>(.*?)</script>", page, re.S)
+    assert found, "no inline data"
+    return json.loads(found.group(1))
+
+
+def _details(page: str) -> list:
+    found = re.search(r"<script type=application/octet-stream id=report-details data-encoding=gzip\+base64>"
+                      r"([A-Za-z0-9+/=]*)</script>", page)
+    assert found, "no inline details"
+    return json.loads(gzip.decompress(base64.b64decode(found.group(1))))
+
+
+def test_the_report_needs_nothing_from_the_network(recorded, tmp_path):
+    page = write_report(Store(recorded.path), tmp_path / "r.html").path.read_text()
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+    assert "@import" not in page and not re.search(r"url\((?!#)", page)
+    assert page.count("<script") == 3 and "<script src" not in page and "<link" not in page
+
+
+def test_every_run_carries_its_waterfall_rows_and_scores(recorded, tmp_path):
+    page = write_report(Store(recorded.path), tmp_path / "r.html").path.read_text()
+    runs = {r["id"]: r for r in _data(page)["runs"]}
+    details = dict(zip(runs, _details(page)))
+    assert list(runs) == [recorded.failed, recorded.agent, recorded.credit]  # newest first
+    for run_id, detail in details.items():
+        kinds = {}
+        for entry in detail["rows"]:
+            kinds[("node", "llm", "tool")[entry[0]]] = kinds.get(("node", "llm", "tool")[entry[0]], 0) + 1
+        assert kinds == dict(recorded.entries(run_id))
+    assert details[recorded.failed]["rows"][0][4:6] == ["error", "ValueError: backend unavailable for q"]
+    assert details[recorded.agent]["rows"][4][7:9] == ['{"query":"facts!"}', '{"query":"facts!","hits":3}']
+    assert details[recorded.credit]["scores"]["judge"]["overall"] > 0
+    assert details[recorded.agent]["scores"]["tool_selection"] == {"f1": 1.0}
+    assert details[recorded.agent]["span"] > 0
+
+
+def test_text_from_a_run_cannot_end_the_script_it_sits_in(tmp_path):
+    store = Store(tmp_path / "x.db")
+    store.write("runs", [{"run_id": "r1", "status": "failed", "error": "</script><script>alert(1)</script>",
+                          "company_name": "<b>Acme</b>"}])
+    page = write_report(store, tmp_path / "x.html").path.read_text()
+    assert "<script>alert(1)" not in page and "<b>Acme" not in page
+    assert _data(page)["runs"][0]["err"] == "</script><script>alert(1)</script>"
+
+
+def test_a_report_holds_the_runs_named_or_those_of_the_experiments_or_the_newest(many, recorded):
+    store = Store(many)
+    newest, selected = select_runs(store, limit=10)
+    assert len(newest) == 10 and selected == 1_503
+    assert newest == [r["run_id"] for r in store.rows("runs", columns=["run_id"], newest_first=True, limit=10)]
+    base, selected = select_runs(store, experiments=["base"], limit=None)
+    assert selected == len(base) == 750
+    assert {r["experiment"] for r in store.rows("runs", base, columns=["experiment"])} == {"base"}
+    named, _ = select_runs(store, run_ids=[recorded.credit, recorded.agent], experiments=["cand"], limit=None)
+    assert named[:2] == [recorded.agent, recorded.credit] and len(named) == 752
+
+
+def test_an_experiment_summary_counts_runs_times_tokens_costs_and_scores():
+    rows = [{"status": "completed", "case_id": "c1", "total_time_ms": 100.0, "total_tokens": 10, "total_cost": 0.5,
+             "evaluation_score": 0.5},
+            {"status": "completed", "case_id": "c1", "total_time_ms": 300.0, "total_tokens": 30, "total_cost": None,
+             "evaluation_score": 1.0},
+            {"status": "failed", "case_id": "c2", "total_time_ms": 200.0, "total_tokens": None, "total_cost": 0.25,
+             "evaluation_score": None}]
+    s = summarise("base", rows)
+    assert (s.runs, s.completed, s.failed, s.cases) == (3, 2, 1, 2)
+    assert s.latency_median_ms == 200.0 and s.latency_p95_ms == pytest.approx(290.0)
+    assert (s.tokens_total, s.tokens_mean) == (40, 20.0)
+    assert (s.cost_total, s.priced) == (0.75, 2) and (s.evaluation_mean, s.evaluated) == (0.75, 2)
+
+
+def test_experiments_are_summarised_side_by_side_only_when_the_runs_have_them(many, recorded):
+    views = list(load_runs(Store(many), Store(many).run_ids()[-40:]))
+    for asked, shown in (((), ["base", "cand"]), (("cand", "base"), ["cand", "base"])):
+        page = render(views, source="s", experiments=asked)
+        section = page[page.index("<section id=experiments>"):page.index("</section>")]
+        assert re.findall(r"<tr><td>(\w+)</td>", section) == shown and section.count("<svg") == 2
+    plain = render(list(load_runs(Store(recorded.path), [recorded.agent])), source="s")
+    assert "id=experiments" not in plain and "id=comparison" not in plain
+
+
+def test_a_comparison_shows_each_metric_with_its_interval_test_and_verdict():
+    section = comparison_html(COMPARISON)
+    assert "Comparison: base → cand" in section and "regressed" in section and "30 paired cases" in section
+    assert "2 cases only in cand: c31, c32" in section
+    rows = re.findall(r"<tr class='verdict-(\w+)'>(.*?)</tr>", section)
+    assert [verdict for verdict, _ in rows] == ["regressed", "improved", "unchanged"]
+    pass_rate, latency, cost = (row for _, row in rows)
+    assert "<td class=num>1</td><td class=num>0.6</td><td class=num>−0.4</td>" in pass_rate
+    assert "[−0.57, −0.23]" in pass_rate and "mcnemar_exact" in pass_rate and "0.000488" in pass_rate
+    assert "1.52 s" in latency and "−310 ms" in latency and "[−420 ms, −190 ms]" in latency
+    assert "$0.0021" in cost and "[−$0.0002, +$0.0001]" in cost
+    assert all(row.count("<svg class=ci-plot") == 1 for _, row in rows)
+    assert "e-0" not in section and "e+0" not in section
+
+
+def test_the_interval_is_drawn_around_zero_on_the_side_the_delta_lies():
+    section = comparison_html(COMPARISON)
+    lines = re.findall(r"<line class=ci x1=([\d.]+) y1=9 x2=([\d.]+)", section)
+    dots = [float(x) for x in re.findall(r"<circle cx=([\d.]+)", section)]
+    (low1, high1), _, (low3, high3) = [(float(a), float(b)) for a, b in lines]
+    assert low1 < high1 < 80 and dots[0] < 80  # wholly below zero (the centre, x = 80)
+    assert low3 < 80 < high3  # the interval crosses zero: unchanged
+
+
+def test_a_report_with_a_comparison_renders_it_after_the_summaries(recorded):
+    page = render(list(load_runs(Store(recorded.path), [recorded.agent])), source="s", comparison=COMPARISON)
+    assert page.index("id=comparison") < page.index("id=runs")
