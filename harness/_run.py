@@ -153,10 +153,14 @@ class Harness:
             run_id=run_id, hold=hold,
         )
 
-    def sheets(self, run_ids: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
-        """The fifteen sheets (spec order) as DataFrames, spec columns first."""
+    def sheets(self, run_ids: Sequence[str] | None = None, *, sheets: Iterable[str] | None = None,
+               columns: Mapping[str, Sequence[str]] | Sequence[str] | None = None,
+               experiment: str | Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
+        """The fifteen sheets (spec order) as DataFrames, spec columns first; ask for less
+        (some runs, an experiment, some sheets, some columns) as :meth:`Store.sheets` says:
+        whole sheets of a large store take memory in proportion to it."""
         self.flush()
-        return self.store.sheets(run_ids)
+        return self.store.sheets(run_ids, sheets=sheets, columns=columns, experiment=experiment)
 
     def log(self, run_id: str, sheet: str, rows: Iterable[Mapping[str, Any]]) -> int:
         """Append rows to a finished run (e.g. a batch's consistency rows); returns rows added."""

@@ -448,26 +448,45 @@ class Store:
             f'SELECT run_id FROM "runs" WHERE run_id >= {mark} AND run_id < {mark} ORDER BY run_id LIMIT {mark}',
             (prefix, prefix + "\U0010ffff", limit))]
 
-    def sheets(self, run_ids: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
-        """The fifteen sheets as DataFrames (spec order; spec columns first, then extras).
+    def sheets(self, run_ids: Sequence[str] | None = None, *, sheets: Iterable[str] | None = None,
+               columns: Mapping[str, Sequence[str]] | Sequence[str] | None = None,
+               experiment: str | Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
+        """The sheets as DataFrames (spec order; spec columns first, then extras), read in
+        the store as far as asked: ``run_ids`` / ``experiment`` (one name or several) keep
+        those runs' rows, ``sheets`` names the sheets to read (default all fifteen) and
+        ``columns`` the columns (one list for every sheet that has them, or per sheet).
 
         Columns have their schema kind's dtype: ``Int64``, ``float64``, and for timestamps
         UTC ``datetime64`` (a timestamp column holding text that is not ISO 8601 stays
         text rather than lose it); JSON cells are decoded."""
         import pandas as pd
 
+        if experiment is not None:
+            names = [experiment] if isinstance(experiment, str) else list(experiment)
+            found = [r["run_id"] for r in self.rows("runs", where={"experiment": names}, columns=["run_id"])]
+            of_experiment = frozenset(found)
+            run_ids = found if run_ids is None else [r for r in run_ids if r in of_experiment]
+        wanted = [sheet_named(name) for name in sheets] if sheets is not None else list(SHEETS)
+        if columns is not None and not isinstance(columns, Mapping):
+            every = list(columns)
+            unknown = set(every) - {c.name for s in wanted for c in s.all_columns}
+            if unknown:
+                raise KeyError(f"no sheet read has column(s) {', '.join(sorted(unknown))}")
+            columns = {s.name: [n for n in every if n in s.all_column_names] for s in wanted}
         frames = {}
-        for s in SHEETS:
-            rows = list(self.rows(s, run_ids))
-            frame = pd.DataFrame(rows, columns=list(s.all_column_names))
-            for c in s.all_columns:
-                if c.kind == "int":
-                    frame[c.name] = frame[c.name].astype("Int64")
-                elif c.kind == "float":
-                    frame[c.name] = frame[c.name].astype("float64")
-                elif c.kind == "datetime":
+        for s in sorted(wanted, key=lambda s: SHEET_NAMES.index(s.name)):
+            names = list(columns.get(s.name, s.all_column_names)) if columns is not None else list(
+                s.all_column_names)
+            frame = pd.DataFrame(list(self.rows(s, run_ids, columns=names)), columns=names)
+            for name in names:
+                kind = s.column(name).kind
+                if kind == "int":
+                    frame[name] = frame[name].astype("Int64")
+                elif kind == "float":
+                    frame[name] = frame[name].astype("float64")
+                elif kind == "datetime":
                     with contextlib.suppress(ValueError, TypeError):
-                        frame[c.name] = pd.to_datetime(frame[c.name], utc=True, format="ISO8601")
+                        frame[name] = pd.to_datetime(frame[name], utc=True, format="ISO8601")
             frames[s.name] = frame
         return frames
 

@@ -233,3 +233,19 @@ def test_clip_cuts_text_and_json_cells_in_the_store_and_leaves_numbers_and_times
     assert row == {"tool_name": "search", "tool_input": '{"query":"', "execution_time_ms": 12.5,
                    "timestamp": "2026-01-01T00:00:00+00:00"}
     assert next(store.rows("tool_calls", columns=["tool_input"]))["tool_input"] == {"query": "x" * 50}
+
+
+def test_sheets_read_only_the_runs_sheets_and_columns_asked_for(tmp_path):
+    store = Store(tmp_path / "runs.db")
+    store.write("runs", [{"run_id": f"r{i}", "experiment": "base" if i < 2 else "cand", "total_steps": i}
+                         for i in range(4)])
+    store.write("tool_calls", [{"run_id": f"r{i}", "tool_name": "search", "execution_time_ms": 1.5} for i in range(4)])
+    frames = store.sheets(experiment="cand", sheets=["tool_calls", "runs"], columns=["run_id", "total_steps"])
+    assert list(frames) == ["runs", "tool_calls"]  # spec order
+    assert frames["runs"].to_dict("records") == [{"run_id": "r2", "total_steps": 2}, {"run_id": "r3", "total_steps": 3}]
+    assert list(frames["tool_calls"].columns) == ["run_id"] and list(frames["tool_calls"].run_id) == ["r2", "r3"]
+    per_sheet = store.sheets(["r0", "r3"], experiment=["base"], columns={"runs": ["run_id"]})
+    assert list(per_sheet["runs"].run_id) == ["r0"] and len(per_sheet) == 15
+    assert list(per_sheet["tool_calls"].columns)[:3] == ["run_id", "company_name", "node"]
+    with pytest.raises(KeyError, match="no sheet read has column"):
+        store.sheets(sheets=["runs"], columns=["tool_name"])
