@@ -20,8 +20,8 @@ from ._aggregate import aggregate_runs, plot_data, run_records
 from ._crossref import Facts, check_log_tests, check_runs
 from ._model import AuditInputError, AuditResult, Finding
 from ._readers import FrameSource, GoogleSheetSource
-from ._structure import check_cells, check_duplicates, check_formulas
-from ._tables import Source, Table, check_sheets_present, continuation_tabs, load_table
+from ._structure import DuplicateRows, check_cells, check_formulas
+from ._tables import Source, Table, check_sheets_present, continuation_tabs, load_chunks
 from ._values import is_uuid
 from ._xlsx import ArchiveLimits, WorkbookSource
 
@@ -32,6 +32,10 @@ CompanyTypes = Mapping[str, Sequence[str]]
 
 _ORDER = ("runs", "tool_selections") + tuple(n for n in SHEET_NAMES if n not in ("runs", "tool_selections"))
 _KEPT = ("runs", "log_tests")
+#: The long sheets, whose checks need no more than a row (and the facts gathered so far):
+#: checked in chunks of CHUNK_ROWS rows, so memory holds a chunk, not the sheet.
+_STREAMED = frozenset({"langgraph_events", "llm_calls", "tool_calls", "prompts", "data_sources"})
+CHUNK_ROWS = 50_000
 
 
 def audit_workbook(path: str | os.PathLike[str], *, tolerance: float = 1e-6, baseline_model: str | None = None,
@@ -109,45 +113,16 @@ def audit_source(source: Source, *, tolerance: float = 1e-6, baseline_model: str
     run_ids: set[str] | None = None
     selections: dict[str, Any] = {}
     for done, name in enumerate(_ORDER, start=1):
-        table = load_table(source, SHEETS_BY_NAME[name], tabs)
-        rows[name] = len(table.rows)
-        findings.extend(check_cells(table, run_ids))
-        findings.extend(check_duplicates(table))
-        findings.extend(check_formulas(table))
-        facts.count(table)
-        if name == "runs":
-            run_ids = {v for v in table.column("run_id") if is_uuid(v)}
-        check = recompute.Checker(table, tolerance)
-        if name == "tool_selections":
-            selections = recompute.tool_selections(table, check)
-            facts.f1.update({run: ts.f1 for run, (ts, _) in selections.items()})
-            facts.expected_tools.update({run: expected for run, (_, expected) in selections.items()})
-        elif name == "evaluations":
-            facts.evaluation.update(recompute.evaluations(table, check, selections))
-        elif name == "llm_calls":
-            facts.call_totals.update(recompute.llm_calls(table, check))
-            facts.from_llm_calls(table)
-        elif name == "llm_judge_results":
-            facts.judge.update(recompute.llm_judge_results(table, check))
-        elif name == "agent_metrics":
-            recompute.agent_metrics(table, check)
-        elif name == "consistency_scores":
-            recompute.consistency_scores(table, check)
-            recompute.group_run_ids(table, check, run_ids)
-        elif name == "cross_model_eval":
-            recompute.cross_model_eval(table, check, notes)
-            recompute.group_run_ids(table, check, run_ids)
-            facts.from_cross_model(table)
-        elif name == "langgraph_events":
-            facts.from_events(table)
-        elif name == "tool_calls":
-            facts.from_tool_calls(table)
-        elif name == "assessments":
-            facts.from_assessments(table)
-        findings.extend(check.findings)
-        if name in _KEPT:
-            kept[name] = table
-        del table
+        duplicates = DuplicateRows()
+        rows[name] = 0
+        for table in load_chunks(source, SHEETS_BY_NAME[name], tabs, CHUNK_ROWS if name in _STREAMED else None):
+            rows[name] += len(table.rows)
+            _check_table(table, run_ids, duplicates, facts, findings, selections, notes, tolerance)
+            if name == "runs":
+                run_ids = {v for v in table.column("run_id") if is_uuid(v)}
+            if name in _KEPT:
+                kept[name] = table
+            del table
         if progress is not None:
             progress(name, done, len(_ORDER))
     findings.extend(check_runs(kept["runs"], facts, tolerance))
@@ -163,6 +138,45 @@ def audit_source(source: Source, *, tolerance: float = 1e-6, baseline_model: str
         plots=plot_data(records, facts),
         notes=tuple(notes),
     )
+
+
+def _check_table(table: Table, run_ids: set[str] | None, duplicates: DuplicateRows, facts: Facts,
+                 findings: list[Finding], selections: dict[str, Any], notes: list[str], tolerance: float) -> None:
+    """Every check of one table (a whole sheet, or a chunk of a long one); what later sheets
+    and the cross-sheet checks need is gathered into ``facts`` and ``selections``."""
+    name = table.name
+    findings.extend(check_cells(table, run_ids))
+    findings.extend(duplicates.check(table))
+    findings.extend(check_formulas(table))
+    facts.count(table)
+    check = recompute.Checker(table, tolerance)
+    if name == "tool_selections":
+        selections.update(recompute.tool_selections(table, check))
+        facts.f1.update({run: ts.f1 for run, (ts, _) in selections.items()})
+        facts.expected_tools.update({run: expected for run, (_, expected) in selections.items()})
+    elif name == "evaluations":
+        facts.evaluation.update(recompute.evaluations(table, check, selections))
+    elif name == "llm_calls":
+        facts.add_call_totals(recompute.llm_calls(table, check))
+        facts.from_llm_calls(table)
+    elif name == "llm_judge_results":
+        facts.judge.update(recompute.llm_judge_results(table, check))
+    elif name == "agent_metrics":
+        recompute.agent_metrics(table, check)
+    elif name == "consistency_scores":
+        recompute.consistency_scores(table, check)
+        recompute.group_run_ids(table, check, run_ids)
+    elif name == "cross_model_eval":
+        recompute.cross_model_eval(table, check, notes)
+        recompute.group_run_ids(table, check, run_ids)
+        facts.from_cross_model(table)
+    elif name == "langgraph_events":
+        facts.from_events(table)
+    elif name == "tool_calls":
+        facts.from_tool_calls(table)
+    elif name == "assessments":
+        facts.from_assessments(table)
+    findings.extend(check.findings)
 
 
 def _once_per_formula_cell(findings: list[Finding]) -> list[Finding]:

@@ -62,7 +62,21 @@ class Facts:
     primaries: Counter[str] = field(default_factory=Counter)  # batch primary model -> group rows naming it
 
     def count(self, table: Table) -> None:
-        self.counts[table.name] = Counter(table.column("run_id"))
+        self.counts.setdefault(table.name, Counter()).update(table.column("run_id"))
+
+    def add_call_totals(self, by_run: dict[str, tuple[int | None, float | None] | None]) -> None:
+        """Per-run totals of a chunk of ``llm_calls`` (:func:`recompute.llm_calls`) added to
+        those of the chunks before it (None, a call without whole token counts, stays None)."""
+        totals = self.call_totals
+        for run, sums in by_run.items():
+            if run not in totals:
+                totals[run] = sums
+            elif totals[run] is not None:
+                if sums is None:
+                    totals[run] = None
+                else:
+                    (tokens, cost), (more_tokens, more_cost) = totals[run], sums
+                    totals[run] = (_plus(tokens, more_tokens), _plus(cost, more_cost))
 
     def from_events(self, table: Table) -> None:
         """Node steps per run, and node latencies (a node's end row carries its duration)."""
@@ -117,6 +131,10 @@ class Facts:
         for _, row in table.records():
             if row.get("status") == "ok":
                 self.assessment[row["run_id"]] = row
+
+
+def _plus(a: float | None, b: float | None) -> float | None:
+    return a if b is None else b if a is None else a + b
 
 
 def check_runs(runs: Table, facts: Facts, tolerance: float) -> Iterator[Finding]:

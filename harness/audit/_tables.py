@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -31,8 +31,9 @@ class Source(Protocol):
     def prefetch(self, tabs: Sequence[str]) -> None:
         """The tabs that will be read, in this order (a source may start reading them)."""
 
-    def read(self, tab: str) -> list[list[Cell]]:
-        """All rows of a tab, header first, each padded to the tab's width."""
+    def read(self, tab: str) -> Iterable[list[Cell]]:
+        """The rows of a tab in order, header first, each padded to the tab's width (a
+        source may stream them: each row is used once, as it comes)."""
 
     def formulas(self, tab: str) -> list[Formula]:
         """Cells of the tab that hold a formula rather than a value."""
@@ -128,32 +129,36 @@ def _is_blank(row: Sequence[Cell]) -> bool:
     return not any(row) and all(c is None or c == "" for c in row)
 
 
-def load_table(source: Source, sheet: Sheet, tabs: Sequence[str]) -> Table:
-    """Read and merge the tabs of one sheet. AuditInputError on an unusable header."""
+def load_chunks(source: Source, sheet: Sheet, tabs: Sequence[str], chunk_rows: int | None = None) -> Iterator[Table]:
+    """The rows of one sheet's tabs, merged, as tables of at most ``chunk_rows`` rows (all in
+    one table when None), in order: a long sheet is checked chunk by chunk, so memory holds
+    one chunk, not the sheet. Each table knows its rows' tabs and Excel row numbers; the
+    last one holds the sheet's formula cells. AuditInputError on an unusable header."""
     names = continuation_tabs(sheet.name, tabs)
     header: tuple[str, ...] = ()
     rows: list[list[Cell]] = []
     parts: list[Part] = []
     formulas: list[tuple[str, int, int, str]] = []
     for n, tab in enumerate(names):
-        grid = source.read(tab)
         first_data = 0
-        if n == 0:
-            header = _header(grid[0]) if grid else ()
-            if not header:
-                raise AuditInputError(f"sheet {tab!r} has no header row")
-            problem = header_problem(sheet, header, tab)
-            if problem:
-                raise AuditInputError(problem)
-            first_data = 1
-        elif grid and _header(grid[0])[:1] == header[:1]:
-            if _header(grid[0]) != header:
-                raise AuditInputError(f"sheet {tab!r}: its header differs from the header of {sheet.name!r}")
-            first_data = 1
-        width = len(header)
         open_part = False
-        for r in range(first_data, len(grid)):
-            row = grid[r]
+        width = len(header)
+        for r, row in enumerate(source.read(tab)):
+            if r == 0:
+                if n == 0:
+                    header = _header(row)
+                    if not header:
+                        raise AuditInputError(f"sheet {tab!r} has no header row")
+                    problem = header_problem(sheet, header, tab)
+                    if problem:
+                        raise AuditInputError(problem)
+                    first_data, width = 1, len(header)
+                    continue
+                if _header(row)[:1] == header[:1]:
+                    if _header(row) != header:
+                        raise AuditInputError(f"sheet {tab!r}: its header differs from the header of {sheet.name!r}")
+                    first_data = 1
+                    continue
             if (not row or not row[0]) and _is_blank(row):  # a blank row has, first of all, no run_id
                 open_part = False
                 continue
@@ -163,11 +168,15 @@ def load_table(source: Source, sheet: Sheet, tabs: Sequence[str]) -> Table:
             if len(row) != width:
                 row = list(row[:width]) + [""] * (width - len(row))
             rows.append(row)
+            if chunk_rows is not None and len(rows) >= chunk_rows:
+                yield Table(sheet, header, rows, parts)
+                rows, parts, open_part = [], [], False
+        if n == 0 and not header:
+            raise AuditInputError(f"sheet {tab!r} has no header row")
         formulas.extend((tab, r + 1, c, text) for r, c, text in source.formulas(tab) if r >= first_data)
-        del grid
     if not parts:
-        parts.append(Part(names[0], 0, 2))
-    return Table(sheet, header, rows, parts, formulas)
+        parts.append(Part(names[0], len(rows), 2))
+    yield Table(sheet, header, rows, parts, formulas)
 
 
 def check_sheets_present(source: Source) -> list[str]:

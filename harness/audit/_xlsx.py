@@ -17,11 +17,11 @@ import re
 import struct
 import zipfile
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO, Self
+from typing import IO, Any, Self
 from xml.etree import ElementTree
 
 from ._model import AuditInputError
@@ -31,6 +31,9 @@ _REL_NS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}
 _CELL_REF = re.compile(rb'<c\b[^>]*?\br="([A-Z]+)(\d+)"')
 _FORMULA_END = re.compile(rb"</f>|/>")
 _BLOCK = 1 << 22  # bytes of XML searched per step
+#: The next tab is parsed beside the current one only when their XML is this small together
+#: (calamine holds a parsed tab in about 1.4 times its XML's size).
+PREFETCH_BYTES = 256 << 20
 _TAIL = 4096  # bytes kept unsearched at a block's end, so an element is never cut
 _CONTEXT = 1024  # bytes kept before the unsearched tail: the cell tag preceding an <f>
 
@@ -111,11 +114,15 @@ def _member(archive: zipfile.ZipFile, path: Path, info: zipfile.ZipInfo) -> IO[b
 @dataclass(frozen=True, slots=True)
 class ArchiveLimits:
     """What an .xlsx may inflate to before it is parsed. A real export compresses its XML
-    about 5-10:1, so a part inflating much further is a decompression bomb, not a workbook;
-    the size limit bounds the memory a parsed sheet takes."""
+    5-20:1, so a part inflating much further is a decompression bomb, not a workbook.
+    The size limit bounds the memory a parsed sheet takes, in proportion to what a real
+    export of that size holds: a part may inflate to ``max_part_bytes``, or to
+    ``export_ratio`` times its compressed size when that is more (a million-row export's
+    largest sheet is 1.6 GB of XML in 155 MB, and some sheets compress 20:1)."""
 
     max_part_bytes: int = 200 * 1024 * 1024  # any one part (a sheet's XML, the shared strings)
     max_ratio: float = 100.0  # inflated / compressed, for parts above RATIO_FLOOR_BYTES
+    export_ratio: float = 40.0  # inflated / compressed that a part of any size may reach
 
 
 #: Parts smaller than this inflate as they like (tiny XML parts compress far beyond 100:1).
@@ -165,8 +172,9 @@ def _check_part(archive: zipfile.ZipFile, path: Path, label: str, info: zipfile.
 
 
 def _over(inflated: int, compressed: int, limits: ArchiveLimits) -> str | None:
-    if inflated > limits.max_part_bytes:
-        return f"over the {limits.max_part_bytes:,}-byte limit; --max-part-mb raises it"
+    allowed = max(limits.max_part_bytes, int(limits.export_ratio * compressed))
+    if inflated > allowed:
+        return f"over the {allowed:,}-byte limit; --max-part-mb raises it"
     if inflated > RATIO_FLOOR_BYTES and inflated > limits.max_ratio * max(compressed, 1):
         return (f"{inflated / max(compressed, 1):,.0f}:1 compressed, over the {limits.max_ratio:g}:1 limit; "
                 "--max-ratio raises it")
@@ -202,9 +210,12 @@ class FormulaScan:
 
 
 class WorkbookSource:
-    """An .xlsx file. After :meth:`prefetch` at most two tabs are in memory at a time (the
-    one being checked, the one being read). Use as a context manager (or call
-    :meth:`close`) to stop the reading thread."""
+    """An .xlsx file, read a tab at a time and its rows streamed: a tab's cells are parsed
+    by calamine (into its own compact form) and handed on row by row, so the audit holds
+    calamine's parse of the tab and the chunk being checked, never the tab as Python lists.
+    After :meth:`prefetch`, the next tab is parsed in a thread while the current one is
+    checked when both are small enough (:data:`PREFETCH_BYTES` of XML together); a large tab
+    is parsed alone. Use as a context manager (or call :meth:`close`) to stop the thread."""
 
     def __init__(self, path: str | Path, limits: ArchiveLimits | None = None) -> None:
         import python_calamine
@@ -218,11 +229,12 @@ class WorkbookSource:
             reason = " ".join(str(exc).split())
             raise AuditInputError(f"{self.label}: not a readable workbook ({reason})") from None
         self._order: list[str] = []
-        self._grids: dict[str, Future[list[list[Cell]]]] = {}
+        self._parsed: dict[str, Future[Any]] = {}
         self._reader: ThreadPoolExecutor | None = None
         self._archive: zipfile.ZipFile | None = None
         self._scans: dict[str, FormulaScan] = {}
         self._xml_paths: dict[str, str] | None = None
+        self._sizes: dict[str, int] | None = None
 
     def __enter__(self) -> Self:
         return self
@@ -242,28 +254,48 @@ class WorkbookSource:
         return list(self._book.sheet_names)
 
     def prefetch(self, tabs: Sequence[str]) -> None:
-        """The tabs that will be read, in order: start reading the first."""
+        """The tabs that will be read, in order: start parsing the first."""
         self._order = list(tabs)
         self._reader = self._reader or ThreadPoolExecutor(1, thread_name_prefix="audit-read")
-        self._schedule(0)
+        if self._order:
+            self._schedule(self._order[0])
 
-    def _schedule(self, index: int) -> None:
-        if self._reader is not None and index < len(self._order) and self._order[index] not in self._grids:
-            tab = self._order[index]
-            self._grids[tab] = self._reader.submit(self._load, tab)
+    def _schedule(self, tab: str) -> None:
+        if self._reader is not None and tab not in self._parsed:
+            self._parsed[tab] = self._reader.submit(self._book.get_sheet_by_name, tab)
 
-    def _load(self, tab: str) -> list[list[Cell]]:
-        return self._book.get_sheet_by_name(tab).to_python(skip_empty_area=False)
+    def _size(self, tab: str) -> int:
+        """The uncompressed size of the tab's XML (0 when unknown)."""
+        if self._sizes is None:
+            with zipfile.ZipFile(self.path) as archive:
+                self._sizes = {t: archive.getinfo(p).file_size for t, p in self._sheet_xml().items()
+                               if p in archive.NameToInfo}
+        return self._sizes.get(tab, 0)
 
-    def read(self, tab: str) -> list[list[Cell]]:
-        future = self._grids.pop(tab, None)
+    def read(self, tab: str) -> Iterator[list[Cell]]:
+        future = self._parsed.pop(tab, None)
         if future is None:
-            return self._load(tab)
+            sheet = self._book.get_sheet_by_name(tab)
+        else:
+            while not future.done() and self._scan_ahead():  # the formula search meanwhile
+                pass
+            sheet = future.result()
         if tab in self._order:
-            self._schedule(self._order.index(tab) + 1)
-        while not future.done() and self._scan_ahead():
-            pass
-        return future.result()
+            following = self._order.index(tab) + 1
+            if following < len(self._order):
+                after = self._order[following]
+                if self._size(tab) + self._size(after) <= PREFETCH_BYTES:
+                    self._schedule(after)
+        return self._rows(tab, sheet)
+
+    def _rows(self, tab: str, sheet: Any) -> Iterator[list[Cell]]:
+        left = [""] * sheet.start[1] if sheet.start else []  # cells left of the first used column
+        for row in sheet.iter_rows():
+            yield left + row if left else row
+        if tab in self._order:  # a large tab's successor: parsed now, not beside it
+            following = self._order.index(tab) + 1
+            if following < len(self._order):
+                self._schedule(self._order[following])
 
     def formulas(self, tab: str) -> list[Formula]:
         scan = self._scan(tab)

@@ -38,7 +38,8 @@ def command(
         "--baseline-model", help="Model the uplift is measured against (default: the batches' primary --model, "
                                  "else the model of the earliest run; the summary says which).")] = None,
     max_part_mb: Annotated[float, typer.Option(
-        "--max-part-mb", help="Refuse a workbook with a part (a sheet's XML) inflating beyond this many MB.")] = 200,
+        "--max-part-mb", help="Refuse a workbook with a part (a sheet's XML) inflating beyond this many MB "
+                               "and beyond 40 times its compressed size.")] = 200,
     max_ratio: Annotated[float, typer.Option(
         "--max-ratio", help="Refuse a workbook with a part compressed more than this (inflated:compressed).")] = 100,
 ) -> None:

@@ -140,3 +140,21 @@ def test_a_file_that_is_not_a_workbook_is_unusable(tmp_path: Path) -> None:
 def test_a_missing_file_is_unusable(tmp_path: Path) -> None:
     with pytest.raises(AuditInputError, match=r"no such file"):
         audit_workbook(tmp_path / "absent.xlsx")
+
+
+def test_long_sheets_checked_in_chunks_give_the_findings_of_the_whole_sheet(workbook: Path, monkeypatch) -> None:
+    from harness.audit import _audit
+
+    book = openpyxl.load_workbook(workbook)
+    for name in ("langgraph_events", "llm_calls"):  # duplicates far from their originals, in later chunks
+        ws = book[name]
+        ws.append([c.value for c in ws[3]])
+    book.save(workbook)
+    edit(workbook, ("llm_calls", 2, "total_tokens", 1), ("llm_calls", 30, "completion_tokens", 3),
+         ("langgraph_events", 50, "step_number", 99), ("tool_calls", 7, "run_id", "not-a-run"))
+    whole = audit_workbook(workbook)
+    monkeypatch.setattr(_audit, "CHUNK_ROWS", 7)
+    chunked = audit_workbook(workbook)
+    assert len(whole.findings) >= 6 and {f.kind for f in whole.findings} >= {"duplicate"}
+    assert chunked.findings == whole.findings
+    assert chunked.rows == whole.rows and chunked.aggregates == whole.aggregates
