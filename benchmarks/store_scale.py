@@ -1,4 +1,5 @@
-"""How `harness list`, `show` and `report` answer on a big store, against the same on a small one.
+"""How `harness list`, `show`, `report`, `h.sheets()` of one run and `harness export` answer on a
+big store, against the same on a small one.
 
     python benchmarks/store_scale.py [--runs 50000] [--store PATH] [--repeat 5] [--report-runs 10000]
 
@@ -13,6 +14,10 @@ Each command runs in a fresh process, as a user runs it (interpreter start and i
 included), ``--repeat`` times; the median is printed for both stores with their ratio (1.0:
 the answer does not grow with the store). Targets: `list` < 1 s, `show` < 0.5 s on 50,000 runs.
 
+Then the library's reads, each in a fresh process, its seconds and peak RSS: the sheets of
+one run as DataFrames (``h.sheets(run_ids=[...])``, timed after the imports; target < 0.2 s)
+and the export of the whole store to .xlsx (target: peak RSS < 300 MB on 50,000 runs).
+
 Then the report of the newest ``--report-runs`` runs: the time to write it and its size, and
 in Debian's headless Chromium (through Playwright) the time until its list is on screen, to
 sort the list, to filter it and to open a run (its waterfall drawn), against a report of 100.
@@ -21,6 +26,7 @@ sort the list, to filter it and to open a run (its waterfall drawn), against a r
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import subprocess
 import sys
@@ -94,6 +100,37 @@ def commands(store: Path) -> list[tuple[str, list[str]]]:
     ]
 
 
+_MEASURED = """
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+started = time.perf_counter()
+{code}
+print(json.dumps({{"seconds": time.perf_counter() - started,
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+
+
+def measured(code: str) -> tuple[float, float]:
+    """Seconds and peak RSS (MB) of ``code`` in a fresh process (imports before the clock)."""
+    script = _MEASURED.format(root=str(Path(__file__).resolve().parents[1]), code=code)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    return found["seconds"], found["peak_mb"]
+
+
+def reads(store: Path, out: Path) -> list[tuple[str, str]]:
+    """The library's reads: a DataFrame of one run, and the export of the whole store."""
+    run = _newest(store, "credit_analysis")
+    return [
+        ("h.sheets(run_ids=[one run])", f"from harness import Harness; import pandas\n"
+                                         f"started = time.perf_counter()\n"
+                                         f"Harness(store={str(store)!r}, writer='inline').sheets([{run!r}])"),
+        ("harness export --out (the whole store)", f"from harness.cli import main\n"
+                                                    f"try:\n    main(['export', '--store', {str(store)!r}, "
+                                                    f"'--out', {str(out)!r}])\nexcept SystemExit:\n    pass"),
+    ]
+
+
 def browse(report: Path) -> dict[str, float]:
     """Seconds until the report's list is on screen, to sort it, to filter it, to open a run."""
     from playwright.sync_api import sync_playwright
@@ -140,6 +177,12 @@ def main() -> None:
         for (label, big_args), (_, small_args) in zip(commands(big), commands(small)):
             a, b = timed(big_args, args.repeat), timed(small_args, args.repeat)
             print(f"{label:52} {a:11.3f}s {b:9.3f}s {a / b:7.2f}")
+
+        print(f"\n{'read (fresh process; seconds, peak RSS)':52} {f'{args.runs:,} runs':>20} {'100 runs':>18}")
+        for (label, big_code), (_, small_code) in zip(reads(big, Path(folder) / "big.xlsx"),
+                                                      reads(small, Path(folder) / "small.xlsx")):
+            (a, a_mb), (b, b_mb) = measured(big_code), measured(small_code)
+            print(f"{label:52} {a:9.3f}s {a_mb:7.0f} MB {b:8.3f}s {b_mb:6.0f} MB")
 
         print(f"\nreport of the newest {args.report_runs:,} runs against one of 100")
         reports = {}
