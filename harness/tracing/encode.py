@@ -214,7 +214,9 @@ def message_text(message: Any) -> str:
                 parts.append(str(block["text"]))
         content = "".join(parts)
     text = content if isinstance(content, str) else to_json(content)
-    tool_calls = getattr(message, "tool_calls", None)
+    # (read from the instance's fields: a pydantic model answers a missing attribute only after
+    # two raised AttributeErrors, which cost more than the rest of a model call's rows)
+    tool_calls = getattr(message, "__dict__", {}).get("tool_calls")
     if tool_calls:
         calls = [{"name": c.get("name"), "args": c.get("args")} for c in tool_calls]
         text = f"{text}\n{to_json({'tool_calls': calls})}" if text else to_json({"tool_calls": calls})

@@ -31,7 +31,7 @@ logger = logging.getLogger("harness")
 OPEN_STORES = 8  # stores kept open at once
 BATCH_RUNS = 64  # records written in one transaction at most
 BATCH_BYTES = 16 << 20  # ... or this many bytes of them
-BATCH_WINDOW = 0.002  # seconds a batch waits for the next record once one has arrived
+BATCH_WINDOW = 0.01  # seconds a batch waits for the next record once one has arrived
 
 
 class Requests:
