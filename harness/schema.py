@@ -72,7 +72,7 @@ SHEETS: tuple[Sheet, ...] = (
         generated_by:Label:text"""),
         _cols("""workflow:Extra:text batch_id:Extra:text thread_id:Extra:text error:Extra:text
         total_tokens:Extra:int total_cost:Extra:float harness_errors:Extra:int""") + _TRACE[:2]
-        + _cols("experiment:Extra:text case_id:Extra:text repeat_index:Extra:int note:Extra:text")),
+        + _cols("experiment:Extra:text case_id:Extra:text repeat_index:Extra:int note:Extra:text passed:Extra:int")),
     Sheet("tool_calls", "Us", _cols("""
         run_id:UUID:text company_name:Text:text node:Text:text node_type:Text:text
         agent_name:Text:text step_number:Int:int tool_name:Text:text tool_input:JSON:json

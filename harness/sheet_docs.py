@@ -113,6 +113,11 @@ COLUMNS: dict[str, dict[str, tuple[str, str]]] = {
         "experiment": ("The experiment the run belongs to, when it was run over a dataset.", "the run"),
         "case_id": ("The dataset case the run answers, in an experiment.", "the run"),
         "repeat_index": ("Which repeat of that case (0-based), in an experiment.", "the run"),
+        "passed": ("1 when the run passed its case's checks, 0 when it did not; empty outside experiments. A run "
+                   "passes when it completed and every check its case names holds: the answer check's score reaches "
+                   "its threshold (1.0 for exact, contains, regex and numeric; the case's threshold or 0.8 for semantic "
+                   "and judge) and, when the case sets require_tools, tool F1 is 1. A case without checks passes when "
+                   "the run completes.", "the experiment runner"),
         "note": ("What the run's data lacked: each planned source that returned no records, was skipped for a "
                  "missing key (named) or failed, led by \"no evidence found\" when none returned records; empty "
                  "when every source returned records.", "node (synthesize)"),

@@ -274,6 +274,8 @@ class Store:
             f"{ROW_KEY} TEXT NOT NULL, PRIMARY KEY (target, sheet, {ROW_KEY}))"
         )
         self._execute("CREATE TABLE IF NOT EXISTS harness_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        self._execute("CREATE TABLE IF NOT EXISTS experiments (name TEXT PRIMARY KEY, record TEXT NOT NULL, "
+                      "started_at TEXT NOT NULL)")
 
     def _sequence_column(self) -> str:
         """``_seq``: a number per row, larger for every later insert, so it orders rows as inserted."""
@@ -504,6 +506,24 @@ class Store:
     def assessment(self, run_id: str) -> dict[str, Any] | None:
         found = self._fetchall(f"SELECT record FROM assessment_records WHERE run_id = {self.placeholder}", (run_id,))
         return json.loads(found[0][0]) if found else None
+
+    # --- experiments (harness.experiment) --------------------------------------------------
+    def save_experiment(self, name: str, record: Mapping[str, Any]) -> None:
+        """Record (or update) an experiment: its target, dataset, commit, models, times."""
+        with self.transaction():
+            self._execute(
+                f"INSERT INTO experiments (name, record, started_at) VALUES ({self._marks(3)}) "
+                "ON CONFLICT(name) DO UPDATE SET record=excluded.record",
+                (name, json_text(record), str(record.get("started_at") or "")),
+            )
+
+    def experiment_record(self, name: str) -> dict[str, Any] | None:
+        found = self._fetchall(f"SELECT record FROM experiments WHERE name = {self.placeholder}", (name,))
+        return json.loads(found[0][0]) if found else None
+
+    def experiment_records(self) -> list[dict[str, Any]]:
+        """Every recorded experiment, oldest first."""
+        return [json.loads(r[0]) for r in self._fetchall("SELECT record FROM experiments ORDER BY started_at, name")]
 
     # --- the store's own facts (schema version, last batch) ------------------------------
     def meta(self, key: str) -> str | None:

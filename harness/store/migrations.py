@@ -34,6 +34,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "runs.experiment, runs.case_id, runs.repeat_index: a run's place in an experiment"),
     Migration(3, "runs.note (what a run's evidence lacked); consistency_scores.run_ids and cross_model_eval.run_ids "
                  "(the runs a group row covers, written once per group)"),
+    Migration(4, "runs.passed (a run's pass/fail against its case's checks) and the experiments table "
+                 "(name, graph target, dataset and its hash, git commit, models, when)"),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version
