@@ -47,6 +47,7 @@ def generic_run_rows(
     *,
     expected_tools: Sequence[str] | None = None,
     reference_trajectory: Sequence[str] | None = None,
+    answer: Mapping[str, Any] | None = None,
 ) -> dict[str, list[Row]]:
     """Evaluation rows for a wrapped run, from its ``langgraph_events``, ``tool_calls`` and
     ``llm_calls`` rows.
@@ -61,11 +62,14 @@ def generic_run_rows(
       parts present. ``step_count`` = node executions (start rows, any depth),
       ``tool_calls`` = ``tool_calls`` rows, ``latency_ms`` from :func:`run_latency_ms`,
       ``model`` = the distinct models of ``llm_calls`` joined by ", " (None if none).
-    - neither given: ``{}``. Sheets without rows are left out of the result.
+    - ``answer`` given (a dataset case's answer check: ``score`` in [0, 1] or None, with
+      ``check``, ``threshold`` and what was compared): it is ``final_answer_quality`` and
+      ``answer_details`` of the ``agent_metrics`` row, and part of its overall.
+    - none given: ``{}``. Sheets without rows are left out of the result.
     """
     if not isinstance(rows_by_sheet, Mapping):
         raise ValueError(f"rows_by_sheet must map sheet name -> rows, got {rows_by_sheet!r}")
-    if expected_tools is None and reference_trajectory is None:
+    if expected_tools is None and reference_trajectory is None and answer is None:
         return {}
     events = _rows(rows_by_sheet, "langgraph_events")
     calls = _rows(rows_by_sheet, "tool_calls")
@@ -89,7 +93,7 @@ def generic_run_rows(
         trajectory_json = {"actual": actual, "expected": reference, **plain(tm)}
     overall = agent_overall(
         intent=None, plan=None, tool_choice=choice, tool_completeness=completeness,
-        trajectory=trajectory, answer=None,
+        trajectory=trajectory, answer=answer.get("score") if answer else None,
     )
     models = list(dict.fromkeys(m for r in _rows(rows_by_sheet, "llm_calls") if (m := text(r.get("model")))))
     out["agent_metrics"] = [{
@@ -99,7 +103,7 @@ def generic_run_rows(
         "tool_choice_correctness": choice,
         "tool_completeness": completeness,
         "trajectory_match": trajectory,
-        "final_answer_quality": None,
+        "final_answer_quality": answer.get("score") if answer else None,
         "step_count": sum(1 for r in events if is_node_start(r)),
         "tool_calls": len(calls),
         "latency_ms": run_latency_ms(events),
@@ -109,7 +113,7 @@ def generic_run_rows(
         "plan_details": None,
         "tool_details": tools_json,
         "trajectory_details": trajectory_json,
-        "answer_details": None,
+        "answer_details": dict(answer) if answer else None,
         "status": "ok",
     }]
     return out

@@ -18,12 +18,15 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_at
 from ._checks import non_empty_text
 from ._evaluation import judge_overall
 from ._judge_prompts import (
+    ANSWER_SYSTEM_PROMPT,
+    ANSWER_USER_PROMPT,
     DIMENSIONS,
     JUDGE_SYSTEM_PROMPT,
     JUDGE_USER_PROMPT,
     PAIRWISE_SYSTEM_PROMPT,
     PAIRWISE_USER_PROMPT,
     REASK_PROMPT,
+    AnswerVerdict,
     JudgeVerdict,
     PairVerdict,
 )
@@ -363,3 +366,38 @@ def pairwise(
         error=error,
     )
 
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerGrade:
+    """The judge's grade of an answer against a reference. ``score`` = grade / 10; None on error."""
+
+    status: Literal["ok", "error"]
+    score: float | None
+    reasoning: str
+    model: str | None
+    total_tokens: int | None
+    duration_ms: float
+    error: str | None = None
+
+
+def grade_answer(model: Any, answer: str, reference: str, *, question: Any = None, max_retries: int = 3,
+                 retry_wait: float = 1.0, retry_wait_max: float = 20.0) -> AnswerGrade:
+    """Grade ``answer`` against ``reference`` (anchored 0-10, reasoning first; prompt in
+    :mod:`._judge_prompts`), with the same temperature-0, retry and re-ask protocol as
+    :class:`LLMJudge`. Never raises for a model failure: ``status="error"`` says why."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    session = _Session(model, max_retries, retry_wait, retry_wait_max)
+    user = ANSWER_USER_PROMPT.format(question=_dump(question), reference=reference, answer=answer)
+    start = time.perf_counter()
+    verdict, error = None, None
+    try:
+        verdict = session.ask([SystemMessage(content=ANSWER_SYSTEM_PROMPT), HumanMessage(content=user)], AnswerVerdict)
+    except Exception as exc:  # failures are values
+        error = _failure(exc)
+    return AnswerGrade(
+        status="ok" if verdict else "error", score=verdict.score / 10 if verdict else None,
+        reasoning=verdict.reasoning if verdict else "", model=session.name, total_tokens=session.total_tokens,
+        duration_ms=(time.perf_counter() - start) * 1000, error=error,
+    )

@@ -135,3 +135,38 @@ class PairVerdict(BaseModel):
     model_config = ConfigDict(strict=True)
     reasoning: str
     better: Literal["1", "2", "tie"]
+
+
+ANSWER_SYSTEM_PROMPT = """\
+You grade an AI agent's final answer against a reference answer written by a person who \
+knows the correct answer. Judge only whether the answer is correct and complete with \
+respect to the reference; ignore style, length and wording. First write your reasoning, \
+then give an integer score from 0 to 10 using these anchors:
+  0: wrong, contradicts the reference, or no answer
+  3: partly right but misses or contradicts the main point
+  5: the main point is right, important parts are missing or wrong
+  8: correct, minor omissions or imprecision
+  10: fully correct and complete with respect to the reference
+
+Answer with one JSON object and nothing else, exactly in this shape:
+{"reasoning": "<why>", "score": <integer 0-10>}
+"""
+
+ANSWER_USER_PROMPT = """\
+Question or task (JSON):
+{question}
+
+Reference answer:
+{reference}
+
+Agent's answer to grade:
+{answer}
+"""
+
+
+class AnswerVerdict(BaseModel):
+    """The answer judge's reply: reasoning before an integer score 0-10."""
+
+    model_config = ConfigDict(strict=True)
+    reasoning: str
+    score: int = Field(ge=0, le=10)

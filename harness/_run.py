@@ -20,6 +20,7 @@ from uuid import UUID
 
 from opentelemetry import trace
 
+from . import costs
 from .schema import sheet as sheet_named
 from .store import Store
 from .tracing import rows as _rows
@@ -90,6 +91,10 @@ class Harness:
         self._writes = RunWriter(self.store, writer, max_pending)
         self._held: list[Run] = []  # finished runs started with hold=True, not yet written
         self._held_lock = threading.Lock()
+        try:
+            costs.load_env_prices()
+        except ValueError as exc:  # a bad prices file never stops the host: its costs stay empty
+            logger.warning("harness: %s; $%s ignored", exc, costs.ENV_PRICES)
         if self.store.problem is not None:
             logger.warning("harness: %s; runs are kept in a spool until it can be written", self.store.problem)
             self._writes.errors += 1
@@ -245,6 +250,7 @@ class Run:
         self._outer_span: trace.Span | None = None
         self._errors = 0
         self._finished = False
+        self.checks: dict[str, Any] | None = None  # a dataset case's scored checks (harness.experiment)
 
     # --- the config handed to the graph ------------------------------------------------
     @property
@@ -324,7 +330,7 @@ class Run:
             verify=self.verify, status=self.status, error=self.error, result=dict(self.result),
             start_ns=self._start_ns, end_ns=end_ns, log=log, streamed=streamed, logged=logged,
             errors=self._errors + self.handler.failures, held=self._held_bytes(log),
-            redact_extra=self.harness.redact_rules,
+            redact_extra=self.harness.redact_rules, prices=costs.user_prices(), checks=self.checks,
         )
 
     def _held_bytes(self, log: Sequence[tuple]) -> int:

@@ -17,6 +17,8 @@ Grades (integers 0-10):
   ``2 + round(8 * named / with_data)``; 0 when no source had data (nothing was used).
 
 A pairwise prompt (two assessments) is answered by the higher total grade; equal -> tie.
+An answer-grading prompt (an agent's answer against a reference) is graded by word overlap:
+``round(10 * token_f1(answer, reference))``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+
+from evaluators import token_f1
 
 from ._rules import risk_for_score
 
@@ -37,6 +41,18 @@ def is_judge_prompt(prompt: str) -> bool:
 
 def is_pairwise_prompt(prompt: str) -> bool:
     return "Assessment 1" in prompt and "Assessment 2" in prompt
+
+
+def is_answer_prompt(prompt: str) -> bool:
+    return "Reference answer:" in prompt and "Agent's answer to grade:" in prompt
+
+
+def answer_grade(prompt: str) -> dict[str, Any]:
+    """The answer judge's JSON reply: the word-overlap F1 of answer and reference, on 0-10."""
+    reference = prompt.split("Reference answer:", 1)[1].split("Agent's answer to grade:", 1)[0].strip()
+    answer = prompt.split("Agent's answer to grade:", 1)[1].strip()
+    overlap = token_f1(answer, reference)
+    return {"reasoning": f"word overlap with the reference: F1 {overlap:.2f}", "score": round(10 * overlap)}
 
 
 def json_after(prompt: str, label: str) -> Any:

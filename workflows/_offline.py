@@ -138,6 +138,8 @@ class OfflineAnalyst(BaseChatModel):
             return _rules.assess_credit(data, lite=lite, rng=rng, temperature=self.temperature)
         if _judge_rules.is_judge_prompt(prompt):
             return _judge_rules.judge_answer(prompt)
+        if _judge_rules.is_answer_prompt(prompt):
+            return _judge_rules.answer_grade(prompt)
         if _judge_rules.is_pairwise_prompt(prompt):
             return _judge_rules.pairwise_answer(prompt)
         return {"error": "offline-analyst answers the credit workflow's prompts only"}

@@ -76,6 +76,11 @@ class RunRecord:
     #: the application's span context when the run started (trace id, span id, flags, remote)
     outer_context: tuple[int, int, int, bool] | None = None
     events: list[Event] | None = None  # the log, assembled (then the log is let go)
+    #: prices in force in the host that differ from the bundled table (model -> (input, output))
+    prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    #: a dataset case's checks, scored in the host: ``answer`` (the answer check's score and
+    #: what it compared, or None) and ``require_tools``; None outside experiments
+    checks: Mapping[str, Any] | None = None
 
     def assembled(self) -> list[Event]:
         """The run's event records, assembled from its callback log on first use."""
@@ -113,7 +118,7 @@ def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, l
     """The run's rows by sheet, before redaction (but for previews that are cut, scrubbed
     before the cut when ``redact`` is given): captured, logged, evaluated, and ``runs``."""
     ctx = _rows.RunContext(record.run_id, record.subject, record.agent_names, record.node_types,
-                           record.phases, record.spans, redact)
+                           record.phases, record.spans, redact, record.prices)
     tree, rows = _rows.captured_rows(ctx, record.assembled())
     seq: Counter[str] = Counter()
     for sheet, row, node_id in record.logged:
@@ -131,12 +136,13 @@ def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, l
         seq[sheet] += 1
         full.setdefault("row_key", f"{record.run_id}:{sheet}:{seq[sheet]}")
         rows.setdefault(sheet, []).append(valid_row(sheet, full))
-    if record.expected_tools is not None or record.reference_trajectory is not None:
+    answer = record.checks.get("answer") if record.checks else None
+    if record.expected_tools is not None or record.reference_trajectory is not None or answer is not None:
         try:
             from evaluators import generic_run_rows
 
             extra = generic_run_rows(rows, expected_tools=record.expected_tools,
-                                     reference_trajectory=record.reference_trajectory)
+                                     reference_trajectory=record.reference_trajectory, answer=answer)
             for sheet, new_rows in extra.items():
                 s = sheet_named(sheet)
                 for i, row in enumerate(new_rows, start=1):
@@ -146,7 +152,20 @@ def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, l
         except Exception:  # noqa: BLE001
             record.count_error("evaluation")
     rows["runs"] = [_runs_row(record, rows)]
+    if record.checks is not None:
+        rows["runs"][0]["passed"] = int(_passed(record, rows))
     return rows
+
+
+def _passed(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]]) -> bool:
+    """The run's pass against its case's checks (:func:`evaluators.case_passed`)."""
+    from evaluators import case_passed
+
+    answer = (record.checks or {}).get("answer")
+    selections = rows.get("tool_selections") or [{}]
+    return case_passed(record.status, answer_score=answer.get("score") if answer else None,
+                       threshold=answer.get("threshold") if answer else None,
+                       tool_f1=selections[-1].get("f1_score"), require_tools=bool(record.checks.get("require_tools")))
 
 
 def scrubbed_rows(record: RunRecord, redact: Redactor) -> dict[str, list[dict[str, Any]]]:

@@ -42,6 +42,8 @@ class RunContext:
     span_ids: Mapping[UUID, tuple[str, str, str | None]] = field(default_factory=dict)  # trace, span, parent
     #: scrubs the previews that are cut, before the cut (the other cells are scrubbed whole later)
     redact: Redactor | None = None
+    #: the host's prices that differ from the bundled table (see :func:`harness.costs.user_prices`)
+    prices: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -336,7 +338,7 @@ def llm_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
         text = response_text(e)
         model = response_model(e)
         u = usage(e)
-        price = costs.cost(model, u.prompt_tokens, u.completion_tokens)
+        price = costs.cost(model, u.prompt_tokens, u.completion_tokens, ctx.prices)
         total = None if u.prompt_tokens is None else u.prompt_tokens + (u.completion_tokens or 0)
         parent_tool = tree.tool_parent.get(e)
         rows.append({
@@ -365,7 +367,7 @@ def llm_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "llm_call_id": tree.text_id[e],
             "usage_source": u.source,
             "time_to_first_token_ms": (e.first_token_ns - e.start_ns) / 1e6 if e.first_token_ns else None,
-            "price_table": costs.PRICE_TABLE_VERSION if price else None,
+            "price_table": costs.price_table(model, ctx.prices) if price else None,
             "parent_tool_id": tree.text_id[parent_tool] if parent_tool is not None else None,
             **_trace(ctx, e),
         })

@@ -26,6 +26,9 @@ PUBLIC = {
     # row builders
     "agent_metrics_row", "consistency_rows", "cross_model_row", "evaluation_row", "generic_run_rows", "judge_row",
     "run_latency_ms", "tool_selection_row",
+    # answer checks of dataset cases
+    "ANSWER_CHECKS", "DEFAULT_THRESHOLDS", "GRADED_CHECKS", "AnswerGrade", "answer_threshold", "case_passed",
+    "check_answer", "default_check", "grade_answer", "last_number", "token_f1",
     # seed 001
     "aggregate", "composite_score", "cost_delta", "cost_of_pass", "letter_grade", "pass_at_k", "pass_hat_k",
     "population_variance", "tier_uplift",
