@@ -34,6 +34,7 @@ from .writers import ENV_WRITER, WRITERS, RunWriter
 from .writers import max_pending_bytes as pending_limit
 
 if TYPE_CHECKING:
+    from .experiment.runner import Experiment
     import pandas as pd
 
 logger = logging.getLogger("harness")
@@ -157,6 +158,31 @@ class Harness:
             node_types=node_types or {}, phases=phases or {}, config=config, verify=verify,
             run_id=run_id, hold=hold,
         )
+
+    def experiment(self, name: str, graph: Any, dataset: Any, *, repeats: int = 1, concurrency: int = 4,
+                   timeout: float | None = None, config: Mapping[str, Any] | None = None, context: Any = None,
+                   sync: bool = False, append: bool = False, judge: Any = None, shard: tuple[int, int] | None = None,
+                   target: str | None = None) -> Experiment:
+        """Run ``graph`` over ``dataset`` (a .jsonl/.json/.csv path, or a list of cases) as the
+        experiment ``name`` and return it when every run is written (see
+        :mod:`harness.experiment.runner`). ``judge`` is the chat model that grades cases
+        whose ``answer_check`` is ``judge``; ``shard=(k, n)`` runs the cases whose index is k mod n.
+        A taken name is refused unless ``append``."""
+        from .experiment.runner import run_experiment
+
+        return run_experiment(
+            self, graph, dataset, name=name, target=target or getattr(graph, "name", None) or type(graph).__name__,
+            repeats=repeats, concurrency=concurrency, timeout=timeout, config=config, context=context, sync=sync,
+            append=append, judge=judge, shard=shard,
+        )
+
+    def experiments(self) -> pd.DataFrame:
+        """The store's experiments, oldest first: ``name``, what ran (target, dataset and its
+        hash, git commit, models), when, and its runs and pass rate."""
+        from .experiment.runner import experiment_table
+
+        self.flush()
+        return experiment_table(self.store)
 
     def sheets(self, run_ids: Sequence[str] | None = None, *, sheets: Iterable[str] | None = None,
                columns: Mapping[str, Sequence[str]] | Sequence[str] | None = None,

@@ -70,3 +70,13 @@ def run_ids(store: Store, given: Iterable[str]) -> list[str]:
         return resolve_run_ids(store, given)
     except RunIdError as exc:
         raise UsageError(str(exc)) from None
+
+
+def load_prices_option(path) -> None:
+    """Register the prices of a ``--prices`` file for this command (one line, exit 2, when it is not one)."""
+    from harness.costs import load_prices
+
+    try:
+        load_prices(path)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None

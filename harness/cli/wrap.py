@@ -16,7 +16,9 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ._errors import UsageError
-from ._open import open_harness
+from ._open import load_prices_option, open_harness
+from ._output import show
+from ._paths import writable_file
 
 
 def load_graph(target: str) -> Any:
@@ -37,7 +39,7 @@ def load_graph(target: str) -> Any:
         if not hasattr(obj, part):
             raise UsageError(f"module {module_name!r} has no attribute {attr!r}")
         obj = getattr(obj, part)
-    if not hasattr(obj, "invoke"):
+    if not hasattr(obj, "invoke") and not hasattr(obj, "ainvoke"):
         if not callable(obj):
             raise UsageError(f"{target} is neither a compiled graph nor a factory")
         try:
@@ -63,6 +65,20 @@ def parse_input(raw: str) -> Any:
         raise UsageError(f"--input is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
 
 
+def parse_json_option(raw: str, option: str) -> Any:
+    """JSON text, or ``@path`` to a JSON file, for ``option``."""
+    if raw.startswith("@"):
+        path = Path(raw[1:])
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot read {option} file {str(path)!r}: {exc.strerror or exc}") from None
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{option} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+
+
 def _split(value: str | None) -> list[str] | None:
     if value is None:
         return None
@@ -71,52 +87,160 @@ def _split(value: str | None) -> list[str] | None:
 
 def command(
     target: Annotated[str, typer.Argument(metavar="MODULE:ATTR", help="Compiled graph or factory.")],
-    input: Annotated[str, typer.Option("--input", "-i", help="Graph input: JSON or @file.json.")],
-    subject: Annotated[Optional[str], typer.Option(help="What the run is about (company_name).")] = None,
-    expected_tools: Annotated[Optional[str], typer.Option(help="Comma-separated tools the run should call.")] = None,
-    reference_trajectory: Annotated[Optional[str], typer.Option(help="Comma-separated expected node path.")] = None,
-    repeats: Annotated[int, typer.Option(min=1, max=1000, help="Run the graph N times.")] = 1,
+    input: Annotated[Optional[str], typer.Option("--input", "-i", help="One graph input: JSON or @file.json.")] = None,
+    dataset: Annotated[Optional[Path], typer.Option(
+        help="Cases to run as an experiment: .jsonl, .json (a list) or .csv (see the README).")] = None,
+    experiment: Annotated[Optional[str], typer.Option(
+        help="Name of the experiment (default <attr>-<UTC time>); with --dataset.")] = None,
+    append: Annotated[bool, typer.Option(help="Add runs to an existing experiment of that name.")] = False,
+    shard: Annotated[Optional[str], typer.Option(
+        help="K/N: run only the cases whose index is K mod N (N workers fill one experiment).")] = None,
+    subject: Annotated[Optional[str], typer.Option(help="What the run is about (company_name); with --input.")] = None,
+    expected_tools: Annotated[Optional[str], typer.Option(
+        help="Comma-separated tools the run should call; with --input.")] = None,
+    reference_trajectory: Annotated[Optional[str], typer.Option(
+        help="Comma-separated expected node path; with --input.")] = None,
+    repeats: Annotated[int, typer.Option(min=1, max=1000, help="Run each input or case N times.")] = 1,
+    concurrency: Annotated[Optional[int], typer.Option(
+        min=1, max=256, help="Runs at once (default 4 with --dataset, 1 with --input).")] = None,
+    timeout: Annotated[Optional[float], typer.Option(
+        min=0.001, help="Seconds per run; a run past it is cancelled and recorded failed.")] = None,
+    sync: Annotated[bool, typer.Option("--sync", help="Call graph.invoke (in a thread) instead of ainvoke.")] = False,
+    config: Annotated[Optional[str], typer.Option(
+        help="RunnableConfig to merge (configurable, recursion_limit, ...): JSON or @file.json.")] = None,
+    context: Annotated[Optional[str], typer.Option(
+        help="LangGraph runtime context (context=): JSON or @file.json.")] = None,
+    prices: Annotated[Optional[Path], typer.Option(help="TOML file of model prices that win over the bundled table.")] = None,
     store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL.")] = None,
     out: Annotated[Optional[Path], typer.Option(help="Also export the runs to this .xlsx file.")] = None,
 ) -> None:
+    """Check every input first, then run; a dataset's runs form an experiment in the store."""
+    from harness.experiment.dataset import DatasetError, load_dataset
+    from harness.experiment.runner import ExperimentError, default_name, parse_shard
+
+    if (input is None) == (dataset is None):
+        raise UsageError("give --input (one run) or --dataset (an experiment over its cases)")
+    if input is not None:
+        for option, value in (("--experiment", experiment), ("--shard", shard), ("--append", append or None)):
+            if value is not None:
+                raise UsageError(f"{option} goes with --dataset")
+    elif any(v is not None for v in (subject, expected_tools, reference_trajectory)):
+        raise UsageError("--subject, --expected-tools and --reference-trajectory go with --input; "
+                         "a dataset case carries its own")
+    try:
+        cases = load_dataset(dataset) if dataset is not None else load_dataset([{
+            "id": "input", "input": parse_input(input), "subject": subject,
+            **({"expected_tools": _split(expected_tools)} if expected_tools is not None else {}),
+            **({"reference_trajectory": _split(reference_trajectory)} if reference_trajectory is not None else {}),
+        }])
+        shard_of = parse_shard(shard)
+    except (DatasetError, ExperimentError) as exc:
+        raise UsageError(str(exc)) from None
+    run_config = parse_json_option(config, "--config") if config is not None else None
+    if run_config is not None and not isinstance(run_config, dict):
+        raise UsageError("--config must be a JSON object (a RunnableConfig)")
+    run_context = parse_json_option(context, "--context") if context is not None else None
+    if prices is not None:
+        load_prices_option(prices)
+    excel = writable_file(out, "--out", ".xlsx") if out is not None else None
+    judge = _judge() if any(c.answer_check == "judge" for c in cases.cases) else None
+    graph = load_graph(target)
+    harness = open_harness(store)
+    name = (experiment or default_name(target)) if dataset is not None else None
+    runs = _run(harness, graph, cases, name=name, target=target, repeats=repeats,
+                concurrency=concurrency or (4 if dataset is not None else 1), timeout=timeout, config=run_config,
+                context=run_context, sync=sync, append=append, shard=shard_of, judge=judge)
+    run_ids = [run.run_id for run in runs]
+    for run in runs:
+        if run.status != "completed":
+            print(f"harness: run {run.run_id} failed: {run.error}", file=sys.stderr)
+    _table(harness, target, run_ids, experiment=name is not None)
+    if name is not None:
+        _experiment_line(harness, name, runs)
+    if excel is not None:
+        try:
+            harness.export_excel(excel, run_ids)
+        except Exception as exc:  # noqa: BLE001 - the runs are stored; say why the export failed
+            print(f"harness: Excel export failed: {type(exc).__name__}: {exc}; the runs are safe in the store "
+                  f"{harness.store.location!r}", file=sys.stderr)
+            raise typer.Exit(1) from None
+    failed = sum(run.status != "completed" for run in runs)
+    # One run: its failure is the command's. An experiment: failed runs are results, counted above.
+    raise typer.Exit(1 if failed and name is None else 0)
+
+
+def _judge() -> Any:
+    """The judge of ``answer_check: judge`` cases: the configured provider's primary model."""
+    from workflows import ProviderError, make_model
+
+    try:
+        return make_model(temperature=0.0)
+    except (ProviderError, ValueError) as exc:
+        raise UsageError(f"cases use answer_check 'judge': {exc}") from None
+
+
+def _run(harness: Any, graph: Any, cases: Any, *, name: str | None, target: str, judge: Any, **options: Any) -> list:
+    """The runs, in dataset order, with a progress bar on a terminal."""
     from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from harness.experiment.runner import ExperimentError, run_cases
+
+    console = Console(stderr=True)
+    total = len(cases.cases) * options["repeats"]
+    if options.get("shard"):
+        k, n = options["shard"]
+        total = len(cases.cases[k::n]) * options["repeats"]
+    try:
+        if not console.is_terminal or total < 2:
+            return run_cases(harness, graph, cases, name=name, target=target, judge=judge, **options)
+        columns = (TextColumn(name or "runs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        with Progress(*columns, console=console, transient=True) as progress:
+            task = progress.add_task("runs", total=total)
+            return run_cases(harness, graph, cases, name=name, target=target, judge=judge,
+                             on_done=lambda _: progress.advance(task), **options)
+    except ExperimentError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _table(harness: Any, target: str, run_ids: list[str], *, experiment: bool) -> None:
     from rich.table import Table
 
-    graph = load_graph(target)
-    inputs = parse_input(input)
-    harness = open_harness(store)
-    workflow = target.rsplit(":", 1)[-1]
-    run_ids, failed = [], 0
-    for _ in range(repeats):
-        run = harness.run(subject=subject, workflow=workflow, expected_tools=_split(expected_tools),
-                          reference_trajectory=_split(reference_trajectory))
-        try:
-            with run:
-                graph.invoke(inputs, config=run.config)
-        except Exception as exc:  # noqa: BLE001 - the run is recorded as failed; report it
-            failed += 1
-            print(f"harness: run {run.run_id} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-        run_ids.append(run.run_id)
-    frames = harness.sheets(run_ids)
+    frames = harness.sheets(run_ids, sheets=["runs", "tool_selections", "agent_metrics"])
     table = Table(title=f"harness wrap {target}")
-    for col in ("run", "status", "steps", "LLM calls", "tools", "tokens", "cost $", "time ms", "tool F1", "trajectory"):
-        table.add_column(col)
+    table.add_column("run id", no_wrap=True, min_width=36)
+    columns = (("case", "repeat", "passed", "answer") if experiment else ()) + (
+        "status", "steps", "LLM calls", "tools", "tokens", "cost $", "time ms", "tool F1", "trajectory")
+    for col in columns:
+        table.add_column(col, overflow="fold")
     selections = frames["tool_selections"].set_index("run_id")["f1_score"].to_dict()
-    trajectories = frames["agent_metrics"].set_index("run_id")["trajectory_match"].to_dict()
+    metrics = frames["agent_metrics"].set_index("run_id")
+    trajectories = metrics["trajectory_match"].to_dict()
+    answers = metrics["final_answer_quality"].to_dict()
     for row in frames["runs"].to_dict("records"):
-        table.add_row(
-            row["run_id"][:8], row["status"], str(row["total_steps"]), str(row["total_llm_calls"]),
-            ", ".join(row["tools_used"] or []), _fmt(row.get("total_tokens")), _fmt(row.get("total_cost")),
-            _fmt(row["total_time_ms"], ".1f"), _fmt(selections.get(row["run_id"]), ".2f"),
-            _fmt(trajectories.get(row["run_id"]), ".2f"),
-        )
-    Console().print(table)
-    if out is not None:
-        harness.export_excel(out, run_ids)
-    raise typer.Exit(1 if failed else 0)
+        run = row["run_id"]
+        lead = ((str(row["case_id"]), str(row["repeat_index"]), {1: "yes", 0: "no"}.get(row["passed"], "-"),
+                 _fmt(answers.get(run), ".2f")) if experiment else ())
+        status = row["status"] + (f": {row['error'][:80]}" if isinstance(row.get("error"), str) else "")
+        table.add_row(run, *lead, status, str(row["total_steps"]), str(row["total_llm_calls"]),
+                      ", ".join(row["tools_used"] or []), _fmt(row.get("total_tokens")), _fmt(row.get("total_cost")),
+                      _fmt(row["total_time_ms"], ".1f"), _fmt(selections.get(run), ".2f"),
+                      _fmt(trajectories.get(run), ".2f"))
+    show(table)
+
+
+def _experiment_line(harness: Any, name: str, runs: list) -> None:
+    frame = harness.sheets([r.run_id for r in runs], sheets=["runs"], columns=["passed", "status"])["runs"]
+    passed = int(frame["passed"].fillna(0).sum())
+    failed = int((frame["status"] != "completed").sum())
+    cases = len({r.result.get("case_id") for r in runs})
+    print(f"experiment {name}: {len(runs)} run(s) of {cases} case(s), passed {passed}/{len(runs)}"
+          f"{f', {failed} failed' if failed else ''}; store {harness.store.location}")
 
 
 def _fmt(value: Any, spec: str = "") -> str:
-    if value is None or (isinstance(value, float) and value != value):
+    import pandas as pd
+
+    if value is None or (not isinstance(value, (str, list)) and pd.isna(value)):
         return "-"
     return format(value, spec)

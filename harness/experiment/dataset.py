@@ -1,0 +1,267 @@
+"""Datasets of cases: read, checked whole before anything runs, hashed.
+
+A dataset is JSONL (one case per line; blank lines skipped), a JSON list of cases, or CSV
+whose ``input`` cell (and ``metadata``, and list cells when they start with ``[``) hold JSON;
+list cells may also be comma-separated names. A case has ``id`` (unique) and ``input``, and
+optionally ``expected_tools``, ``reference_trajectory``, ``reference_answer``,
+``answer_check``, ``tolerance``, ``threshold``, ``require_tools``, ``answer_path``,
+``subject``, ``metadata``. An unknown field is an error (a misspelt check must not vanish
+silently). Every error names the file, the line and the field.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import math
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evaluators import ANSWER_CHECKS, GRADED_CHECKS, default_check, last_number
+
+FIELDS = ("id", "input", "expected_tools", "reference_trajectory", "reference_answer", "answer_check",
+          "tolerance", "threshold", "require_tools", "answer_path", "subject", "metadata")
+
+
+class DatasetError(ValueError):
+    """A dataset that cannot be run: the message names file, line and field."""
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    input: Any
+    expected_tools: tuple[str, ...] | None = None
+    reference_trajectory: tuple[str, ...] | None = None
+    reference_answer: Any = None
+    answer_check: str | None = None  # set whenever reference_answer is
+    tolerance: float | None = None
+    threshold: float | None = None
+    require_tools: bool = False
+    answer_path: str | None = None
+    subject: str | None = None
+    metadata: Mapping[str, Any] | None = None
+    line: int = 0  # where the case starts in its file (1-based)
+
+
+@dataclass(frozen=True)
+class Dataset:
+    path: str | None  # None for cases given in code
+    cases: tuple[Case, ...]
+    sha256: str  # of the file's bytes, or of the cases' canonical JSON
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+def load_dataset(source: str | Path | Sequence[Mapping[str, Any] | Case]) -> Dataset:
+    """The dataset at ``source`` (a path) or of ``source`` (a list of case mappings or
+    :class:`Case`); :class:`DatasetError` for anything that would fail later."""
+    if isinstance(source, (str, Path)):
+        return _load_file(Path(source))
+    if isinstance(source, Dataset):
+        return source
+    items = list(source)
+    raw = [(i + 1, c) for i, c in enumerate(items)]
+    cases = _cases("dataset", ((line, c if isinstance(c, Mapping) else _as_mapping(c)) for line, c in raw), "item")
+    digest = hashlib.sha256(json.dumps([_as_mapping(c) for c in cases], sort_keys=True, default=str).encode())
+    return Dataset(None, cases, digest.hexdigest())
+
+
+def _as_mapping(case: Any) -> dict[str, Any]:
+    if isinstance(case, Case):
+        return {k: getattr(case, k) for k in FIELDS if getattr(case, k) not in (None, False)}
+    raise DatasetError(f"a case must be a mapping with id and input, got {type(case).__name__}")
+
+
+def _load_file(path: Path) -> Dataset:
+    name = str(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DatasetError(f"cannot read dataset {name!r}: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        rows, unit = _jsonl_rows(name, text), "line"
+    elif suffix == ".json":
+        rows, unit = _json_rows(name, text), "line"
+    elif suffix == ".csv":
+        rows, unit = _csv_rows(name, text), "line"
+    else:
+        raise DatasetError(f"{name}: a dataset is .jsonl, .json or .csv, not {suffix or 'a file without suffix'!r}")
+    return Dataset(name, _cases(name, rows, unit), hashlib.sha256(data).hexdigest())
+
+
+def _jsonl_rows(name: str, text: str) -> Iterator[tuple[int, Any]]:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{name}:{number}: not JSON: {exc.msg} at column {exc.colno}") from None
+
+
+def _json_rows(name: str, text: str) -> Iterator[tuple[int, Any]]:
+    """The items of a JSON list, each with the line it starts on."""
+    try:
+        items = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{name}:{exc.lineno}: not JSON: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(items, list):
+        raise DatasetError(f"{name}:1: a .json dataset holds a list of cases, not a {type(items).__name__}")
+    decoder, pos = json.JSONDecoder(), text.index("[") + 1
+    for item in items:
+        while text[pos] in " \t\r\n,":
+            pos += 1
+        _, end = decoder.raw_decode(text, pos)
+        yield text.count("\n", 0, pos) + 1, item
+        pos = end
+
+
+def _csv_rows(name: str, text: str) -> Iterator[tuple[int, Any]]:
+    reader = csv.DictReader(text.splitlines(keepends=True))
+    if not reader.fieldnames:
+        raise DatasetError(f"{name}:1: the CSV has no header row")
+    for row in reader:
+        number = reader.line_num
+        if None in row:
+            raise DatasetError(f"{name}:{number}: more cells than the header has columns")
+        case: dict[str, Any] = {}
+        for key, cell in row.items():
+            if cell is None or cell == "":
+                continue
+            case[key] = _csv_cell(name, number, key, cell)
+        yield number, case
+
+
+def _csv_cell(name: str, number: int, key: str, cell: str) -> Any:
+    if key in ("input", "metadata") or (key in ("expected_tools", "reference_trajectory") and cell.lstrip()[:1] == "["):
+        try:
+            return json.loads(cell)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{name}:{number}: field {key!r}: not JSON: {exc.msg}") from None
+    if key in ("expected_tools", "reference_trajectory"):
+        return [part.strip() for part in cell.split(",") if part.strip()]
+    if key in ("tolerance", "threshold"):
+        try:
+            return float(cell)
+        except ValueError:
+            raise DatasetError(f"{name}:{number}: field {key!r}: not a number: {cell!r}") from None
+    if key == "require_tools":
+        lowered = cell.strip().lower()
+        if lowered not in ("true", "false", "1", "0", "yes", "no"):
+            raise DatasetError(f"{name}:{number}: field 'require_tools': true or false, not {cell!r}")
+        return lowered in ("true", "1", "yes")
+    return cell
+
+
+def _cases(name: str, rows: Iterator[tuple[int, Any]] | Any, unit: str) -> tuple[Case, ...]:
+    cases: list[Case] = []
+    seen: dict[str, int] = {}
+    for number, raw in rows:
+        where = f"{name}:{number}" if unit == "line" else f"{name} item {number}"
+        case = _case(where, number, raw)
+        if case.id in seen:
+            raise DatasetError(f"{where}: field 'id': {case.id!r} is already the id of the case on "
+                               f"{unit} {seen[case.id]}")
+        seen[case.id] = number
+        cases.append(case)
+    if not cases:
+        raise DatasetError(f"{name}: the dataset has no cases")
+    return tuple(cases)
+
+
+def _case(where: str, number: int, raw: Any) -> Case:
+    def fail(key: str, problem: str) -> DatasetError:
+        return DatasetError(f"{where}: field {key!r}: {problem}")
+
+    if not isinstance(raw, Mapping):
+        raise DatasetError(f"{where}: a case is an object with id and input, not {type(raw).__name__}")
+    unknown = [k for k in raw if k not in FIELDS]
+    if unknown:
+        raise fail(unknown[0], f"unknown field (a case has {', '.join(FIELDS)})")
+    for key in ("id", "input"):
+        if key not in raw or raw[key] is None:
+            raise fail(key, "required")
+    case_id = raw["id"]
+    if isinstance(case_id, bool) or not isinstance(case_id, (str, int)) or not str(case_id).strip():
+        raise fail("id", f"a non-empty text or integer, not {case_id!r}")
+    lists = {}
+    for key in ("expected_tools", "reference_trajectory"):
+        value = raw.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise fail(key, "a list of names")
+        lists[key] = tuple(value)
+    reference = raw.get("reference_answer")
+    check = raw.get("answer_check")
+    if check is not None and check not in ANSWER_CHECKS:
+        raise fail("answer_check", f"one of {', '.join(ANSWER_CHECKS)}, not {check!r}")
+    if check is not None and reference is None:
+        raise fail("reference_answer", f"required by answer_check {check!r}")
+    if reference is not None and check is None:
+        check = default_check(reference)
+    tolerance = _number(raw, "tolerance", fail)
+    threshold = _number(raw, "threshold", fail)
+    if tolerance is not None and (check != "numeric" or tolerance < 0):
+        raise fail("tolerance", "a number >= 0 for answer_check 'numeric'")
+    if threshold is not None and (check not in GRADED_CHECKS or not 0 <= threshold <= 1):
+        raise fail("threshold", "a number in [0, 1] for answer_check 'semantic' or 'judge' "
+                                "(the other checks pass at 1.0)")
+    if check == "numeric":
+        refs = reference if isinstance(reference, list) else [reference]
+        if len(refs) != 1 or last_number(refs[0]) is None:
+            raise fail("reference_answer", f"a number for answer_check 'numeric', not {reference!r}")
+    elif check is not None:
+        refs = reference if isinstance(reference, list) else [reference]
+        if not refs or not all(isinstance(r, (str, int, float)) and not isinstance(r, bool) for r in refs):
+            raise fail("reference_answer", "a text (or a list of acceptable texts)")
+        if check == "regex":
+            for pattern in refs:
+                try:
+                    re.compile(str(pattern))
+                except re.error as exc:
+                    raise fail("reference_answer", f"not a regular expression: {exc}") from None
+        if check == "semantic":
+            _need_semantic(where)
+    require_tools = raw.get("require_tools", False)
+    if not isinstance(require_tools, bool):
+        raise fail("require_tools", f"true or false, not {require_tools!r}")
+    if require_tools and "expected_tools" not in lists:
+        raise fail("require_tools", "needs expected_tools")
+    for key in ("answer_path", "subject"):
+        if raw.get(key) is not None and not isinstance(raw[key], str):
+            raise fail(key, "a text")
+    if raw.get("metadata") is not None and not isinstance(raw["metadata"], Mapping):
+        raise fail("metadata", "an object")
+    return Case(
+        id=str(case_id), input=raw["input"], expected_tools=lists.get("expected_tools"),
+        reference_trajectory=lists.get("reference_trajectory"), reference_answer=reference,
+        answer_check=check, tolerance=tolerance, threshold=threshold, require_tools=require_tools,
+        answer_path=raw.get("answer_path"), subject=raw.get("subject"), metadata=raw.get("metadata"), line=number,
+    )
+
+
+def _number(raw: Mapping[str, Any], key: str, fail) -> float | None:
+    value = raw.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise fail(key, f"a number, not {value!r}")
+    return float(value)
+
+
+def _need_semantic(where: str) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("sentence_transformers") is None:
+        raise DatasetError(f"{where}: field 'answer_check': 'semantic' needs the semantic extra: "
+                           "pip install 'langgraph-harness[semantic]'")

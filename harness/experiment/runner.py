@@ -1,0 +1,294 @@
+"""Run a graph over a dataset's cases as a named experiment, recorded in the store.
+
+Every (case, repeat) is one run of the harness, driven with ``ainvoke`` (LangGraph runs sync
+nodes in its executor, so sync and async graphs both work) or ``invoke`` in a worker thread
+(``sync=True``), at most ``concurrency`` at once. A run past ``timeout`` seconds is
+cancelled and recorded ``failed`` with a ``TimeoutError``; the batch goes on. Each run has
+its own callback handler and its own ``thread_id`` (unless the config names one), so no row
+crosses between runs. Finished runs are written in the dataset's order (case, then
+repeat), not in the order they finished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import subprocess
+import threading
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .answer import model_judge, score_answer
+from .dataset import Case, Dataset, DatasetError, load_dataset
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# The harness and its runs are typed loosely here: this module is what harness.Harness calls.
+Harness = Run = Any
+
+
+class ExperimentError(ValueError):
+    """An experiment that cannot start (its name is taken, a check has no judge, ...)."""
+
+
+@dataclass
+class Experiment:
+    """A finished experiment: its name, its runs (dataset order) and a summary per case."""
+
+    harness: Harness
+    name: str
+    run_ids: list[str] = field(default_factory=list)
+
+    def summary(self) -> pd.DataFrame:
+        """One row per case: runs, passed (the pass rate over its repeats), failed runs and the
+        means of answer score, tool F1, trajectory match, latency, tokens and cost."""
+        return case_summary(self.harness, self.name)
+
+    def __repr__(self) -> str:
+        return f"Experiment({self.name!r}, runs={len(self.run_ids)})"
+
+
+def default_name(target: str) -> str:
+    """``<attr>-<UTC time>``: the graph's attribute name and when the experiment started."""
+    attr = target.rsplit(":", 1)[-1].rsplit(".", 1)[-1] or "experiment"
+    return f"{attr}-{dt.datetime.now(dt.timezone.utc).strftime('%Y%m%dT%H%M%SZ')}"
+
+
+def git_commit(cwd: str | None = None) -> tuple[str | None, bool | None]:
+    """The commit of the working directory's repository and whether it has uncommitted changes."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5)
+        if head.returncode != 0:
+            return None, None
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd,
+                               capture_output=True, text=True, timeout=5)
+        return head.stdout.strip(), bool(dirty.stdout.strip()) if dirty.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        return None, None
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    """``K/N`` -> (K, N) with 0 <= K < N."""
+    if text is None:
+        return None
+    k, sep, n = text.partition("/")
+    try:
+        shard, shards = int(k), int(n)
+    except ValueError:
+        shard = shards = -1
+    if not sep or shards < 1 or not 0 <= shard < shards:
+        raise ExperimentError(f"--shard is K/N with 0 <= K < N (e.g. 0/4), not {text!r}")
+    return shard, shards
+
+
+def run_experiment(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str, target: str,
+                   **options: Any) -> Experiment:
+    """Run the experiment ``name`` to the end (see the module and :func:`run_cases`)."""
+    return Experiment(harness, name, [run.run_id for run in run_cases(harness, graph, dataset, name=name,
+                                                                     target=target, **options)])
+
+
+def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str | None, target: str,
+              repeats: int = 1, concurrency: int = 4, timeout: float | None = None,
+              config: Mapping[str, Any] | None = None, context: Any = None, sync: bool = False,
+              append: bool = False, shard: tuple[int, int] | None = None, judge: Any = None,
+              on_done: Callable[[Run], None] | None = None) -> list[Run]:
+    """Run every case ``repeats`` times and return the runs in dataset order, every one
+    written. With a ``name`` the runs form that experiment (recorded, with their checks and
+    pass); without, they are plain runs. From inside a running event loop (a notebook) the
+    runs go on a thread of their own. Raises :class:`ExperimentError` or
+    :class:`DatasetError` before any run starts when it cannot run."""
+    data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset)
+    if repeats < 1 or concurrency < 1:
+        raise ExperimentError("repeats and concurrency must be at least 1")
+    if timeout is not None and not timeout > 0:
+        raise ExperimentError(f"timeout must be a number of seconds > 0, not {timeout!r}")
+    if not hasattr(graph, "invoke" if sync else "ainvoke"):
+        raise ExperimentError(f"{target} is not a runnable graph (no {'invoke' if sync else 'ainvoke'})")
+    grader = judge if judge is None or not hasattr(judge, "invoke") else model_judge(judge)
+    if name is not None and grader is None and any(c.answer_check == "judge" for c in data.cases):
+        raise ExperimentError("cases use answer_check 'judge': give a judge (a chat model)")
+    cases = [c for i, c in enumerate(data.cases) if shard is None or i % shard[1] == shard[0]]
+    store = harness.store
+    have: dict[str, int] = {}
+    record: dict[str, Any] = {}
+    if name is not None:
+        harness.flush()
+        known = store.experiment_record(name)
+        have = _repeats_stored(store, name)
+        if (known is not None or have) and not append:
+            raise ExperimentError(f"experiment {name!r} already exists in the store; choose another name or append to it")
+        commit, dirty = git_commit()
+        record = dict(known or {})
+        record.update(name=name, target=target, dataset=data.path, dataset_sha256=data.sha256, cases=len(data.cases),
+                      repeats=repeats, git_commit=commit, git_dirty=dirty,
+                      started_at=record.get("started_at") or dt.datetime.now(dt.timezone.utc).isoformat())
+        if shard is not None:
+            record["shards"] = sorted({*map(tuple, record.get("shards") or []), shard})
+        store.save_experiment(name, record)
+    jobs = [(case, have.get(case.id, 0) + r) for case in cases for r in range(repeats)]
+    runs = _in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=target.rsplit(":", 1)[-1],
+                                 concurrency=concurrency, timeout=timeout, config=dict(config or {}), context=context,
+                                 sync=sync, judge=grader, on_done=on_done))
+    harness.flush()
+    if name is not None:
+        record.update(finished_at=dt.datetime.now(dt.timezone.utc).isoformat(), models=_models(store, name))
+        store.save_experiment(name, record)
+    return runs
+
+
+def _repeats_stored(store: Any, name: str) -> dict[str, int]:
+    """Case id -> the number of its runs the store already holds in experiment ``name``."""
+    counts: dict[str, int] = {}
+    for row in store.rows("runs", columns=["case_id"], where={"experiment": name}):
+        counts[row["case_id"]] = counts.get(row["case_id"], 0) + 1
+    return counts
+
+
+def _models(store: Any, name: str) -> list[str]:
+    """The models the experiment's runs called (``llm_calls.model``)."""
+    run_ids = [r["run_id"] for r in store.rows("runs", columns=["run_id"], where={"experiment": name})]
+    seen: set[str] = set()
+    for start in range(0, len(run_ids), 500):
+        seen.update(r["model"] for r in store.rows("llm_calls", run_ids[start:start + 500], columns=["model"])
+                    if r["model"])
+    return sorted(seen)
+
+
+def _in_own_loop(coro: Any) -> Any:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    out: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            out["value"] = asyncio.run(coro)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            out["error"] = exc
+
+    thread = threading.Thread(target=target, name="harness-experiment")
+    thread.start()
+    thread.join()
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
+async def _run_all(harness: Harness, graph: Any, jobs: list[tuple[Case, int]], *, name: str | None, workflow: str,
+                   concurrency: int, timeout: float | None, config: dict[str, Any], context: Any, sync: bool,
+                   judge: Any, on_done: Callable[[Run], None] | None) -> list[Run]:
+    gate = asyncio.Semaphore(concurrency)
+    finished: list[Run | None] = [None] * len(jobs)
+    written = 0
+
+    def write_in_order() -> None:  # the finished prefix goes to the writer, in dataset order
+        nonlocal written
+        while written < len(finished) and finished[written] is not None:
+            finished[written].write()  # type: ignore[union-attr]
+            written += 1
+
+    async def one(index: int, case: Case, repeat: int) -> None:
+        async with gate:
+            run = await _run_case(harness, graph, case, repeat, name=name, workflow=workflow, timeout=timeout,
+                                  config=config, context=context, sync=sync, judge=judge)
+        finished[index] = run
+        write_in_order()
+        if on_done is not None:
+            on_done(run)
+
+    await asyncio.gather(*(one(i, case, repeat) for i, (case, repeat) in enumerate(jobs)))
+    return [run for run in finished if run is not None]
+
+
+async def _run_case(harness: Harness, graph: Any, case: Case, repeat: int, *, name: str | None, workflow: str,
+                    timeout: float | None, config: dict[str, Any], context: Any, sync: bool, judge: Any) -> Run:
+    run_id = str(uuid.uuid4())
+    # Each run its own thread: a checkpointer keeps the runs' states apart.
+    configurable = {"thread_id": run_id, **(config.get("configurable") or {})}
+    run = harness.run(subject=case.subject or case.id, workflow=workflow, run_id=run_id,
+                      expected_tools=case.expected_tools, reference_trajectory=case.reference_trajectory,
+                      config={**config, "configurable": configurable}, hold=True)
+    if name is not None:
+        run.set_result(experiment=name, case_id=case.id, repeat_index=repeat)
+    kwargs = {"context": context} if context is not None else {}
+    output, completed = None, False
+    with contextlib.suppress(Exception):  # the run records the graph's failure; the batch goes on
+        async with run:
+            deadline = asyncio.timeout(timeout)
+            try:
+                async with deadline:
+                    if sync:  # a thread cannot be cancelled: past the timeout it is left to finish unrecorded
+                        output = await asyncio.to_thread(graph.invoke, case.input, config=run.config, **kwargs)
+                    else:
+                        output = await graph.ainvoke(case.input, config=run.config, **kwargs)
+            except TimeoutError:
+                if deadline.expired():
+                    raise TimeoutError(f"the run took longer than its {timeout:g} s timeout and was cancelled") from None
+                raise
+            completed = True
+    if name is not None:
+        answer = await score_answer(case, output, completed and run.status == "completed", judge)
+        run.checks = {"answer": answer, "require_tools": case.require_tools}
+    return run
+
+
+def case_summary(harness: Harness, name: str) -> pd.DataFrame:
+    """Per case of experiment ``name``: runs, pass rate, failed runs and mean scores and costs."""
+    import pandas as pd
+
+    frames = harness.sheets(experiment=name, sheets=["runs", "tool_selections", "agent_metrics"], columns={
+        "runs": ["run_id", "case_id", "status", "passed", "total_time_ms", "total_tokens", "total_cost"],
+        "tool_selections": ["run_id", "f1_score"],
+        "agent_metrics": ["run_id", "final_answer_quality", "trajectory_match"],
+    })
+    runs = frames["runs"]
+    if runs.empty:
+        return pd.DataFrame(columns=["case_id", "runs", "passed", "failed", "answer_score", "tool_f1",
+                                     "trajectory_match", "latency_ms", "total_tokens", "total_cost"])
+    joined = (runs.merge(frames["tool_selections"], on="run_id", how="left")
+              .merge(frames["agent_metrics"], on="run_id", how="left"))
+    joined["failed"] = (joined["status"] != "completed").astype(int)
+    order = list(dict.fromkeys(joined["case_id"]))
+    grouped = joined.groupby("case_id", sort=False).agg(
+        runs=("run_id", "size"), passed=("passed", lambda s: s.astype("float64").mean()), failed=("failed", "sum"),
+        answer_score=("final_answer_quality", "mean"), tool_f1=("f1_score", "mean"),
+        trajectory_match=("trajectory_match", "mean"), latency_ms=("total_time_ms", "mean"),
+        total_tokens=("total_tokens", lambda s: s.astype("float64").mean()), total_cost=("total_cost", "mean"),
+    )
+    return grouped.loc[order].reset_index()
+
+
+def experiment_table(store: Any) -> pd.DataFrame:
+    """One row per experiment (recorded, or only named by runs, e.g. copied from another store)."""
+    import pandas as pd
+
+    counts: dict[str, list[int]] = {}
+    for row in store.rows("runs", columns=["experiment", "passed"]):
+        if row["experiment"] is None:
+            continue
+        entry = counts.setdefault(row["experiment"], [0, 0, 0])
+        entry[0] += 1
+        if row["passed"] is not None:
+            entry[1] += 1
+            entry[2] += int(row["passed"])
+    records = {r["name"]: r for r in store.experiment_records()}
+    for name in counts:
+        records.setdefault(name, {"name": name})
+    columns = ["name", "target", "dataset", "dataset_sha256", "cases", "repeats", "runs", "pass_rate", "git_commit",
+               "git_dirty", "models", "started_at", "finished_at"]
+    rows = []
+    for name, record in records.items():
+        runs, scored, passed = counts.get(name, [0, 0, 0])
+        rows.append({**{c: record.get(c) for c in columns}, "runs": runs,
+                     "pass_rate": passed / scored if scored else None})
+    return pd.DataFrame(rows, columns=columns)
+
+
+__all__ = ["Case", "Dataset", "DatasetError", "Experiment", "ExperimentError", "case_summary", "default_name", "experiment_table",
+           "load_dataset", "parse_shard", "run_cases", "run_experiment"]
