@@ -13,7 +13,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from .costs import PRICE_TABLE_VERSION, PRICES, cost
+from .costs import PRICE_TABLE_VERSION, PRICES, cost, load_prices, register_price
 from .schema import AGENT_NAMES, RISK_LEVELS, SHEET_NAMES, SHEETS, Column, Sheet
 from .store import Store, StoreError
 
@@ -23,12 +23,17 @@ scrub_log_records()  # secrets quoted in a harness warning never reach a log lin
 
 if TYPE_CHECKING:
     from ._run import Harness, Run, current_run
+    from .experiment.dataset import Case, Dataset, DatasetError, load_dataset
+    from .experiment.runner import Experiment, ExperimentError
     from .tracing.callback import HarnessCallbackHandler
 
 #: Public name -> the module that defines it, imported when the name is first used.
 _ON_FIRST_USE = {
     "Harness": "._run", "Run": "._run", "current_run": "._run",
     "HarnessCallbackHandler": ".tracing.callback",
+    "Case": ".experiment.dataset", "Dataset": ".experiment.dataset", "DatasetError": ".experiment.dataset",
+    "load_dataset": ".experiment.dataset", "Experiment": ".experiment.runner",
+    "ExperimentError": ".experiment.runner",
 }
 
 
@@ -48,7 +53,12 @@ __all__ = [
     "RISK_LEVELS",
     "SHEETS",
     "SHEET_NAMES",
+    "Case",
     "Column",
+    "Dataset",
+    "DatasetError",
+    "Experiment",
+    "ExperimentError",
     "Harness",
     "HarnessCallbackHandler",
     "Redactor",
@@ -58,4 +68,7 @@ __all__ = [
     "StoreError",
     "cost",
     "current_run",
+    "load_dataset",
+    "load_prices",
+    "register_price",
 ]

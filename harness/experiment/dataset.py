@@ -154,6 +154,12 @@ def _csv_cell(name: str, number: int, key: str, cell: str) -> Any:
             return float(cell)
         except ValueError:
             raise DatasetError(f"{name}:{number}: field {key!r}: not a number: {cell!r}") from None
+    if key == "reference_answer":  # a cell that is a number is one (its check defaults to numeric)
+        try:
+            number = float(cell)
+        except ValueError:
+            return cell
+        return int(number) if number.is_integer() and "." not in cell and "e" not in cell.lower() else number
     if key == "require_tools":
         lowered = cell.strip().lower()
         if lowered not in ("true", "false", "1", "0", "yes", "no"):

@@ -13,6 +13,9 @@ def test_harness_exports_exactly_its_public_api():
         "AGENT_NAMES", "PRICES", "PRICE_TABLE_VERSION", "REDACTED", "RISK_LEVELS", "SHEETS", "SHEET_NAMES",
         "Column", "Harness", "HarnessCallbackHandler", "Redactor", "Run", "Sheet", "Store", "StoreError",
         "cost", "current_run",
+        # experiments
+        "Case", "Dataset", "DatasetError", "Experiment", "ExperimentError", "load_dataset", "load_prices",
+        "register_price",
     ])
     for name in harness.__all__:
         assert hasattr(harness, name), name
