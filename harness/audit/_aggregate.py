@@ -23,7 +23,7 @@ from ._crossref import Facts
 from ._model import Aggregates, AuditInputError, GroupSummary, PassAtK, PlotData
 from ._recompute import status_of
 from ._tables import Table
-from ._values import as_utc, number_or_none
+from ._values import as_utc, is_empty, number_or_none
 
 #: The k of pass@k / pass^k, as far as a company has runs (plus k = n).
 PASS_KS = (1, 2, 3, 5, 10)
@@ -63,7 +63,10 @@ def run_records(runs: Table, facts: Facts,
         evaluation = facts.evaluation.get(run)
         if evaluation is not None and not 0 <= evaluation <= 1:  # an out-of-range cell: reported, not used
             evaluation = None
-        passed = status_of(evaluation) == "good" and facts.verified.get(run) == "pass"
+        if is_empty(row.get("passed")):  # a credit run: its evaluation decides
+            passed = status_of(evaluation) == "good" and facts.verified.get(run) == "pass"
+        else:  # a run of a dataset case: its stored pass (which the audit recomputes)
+            passed = number_or_none(row["passed"]) == 1
         model = row["model"] if isinstance(row["model"], str) and row["model"] else "(no model)"
         company = str(row["company_name"]) if row["company_name"] not in (None, "") else "(no company)"
         cost = None if run in facts.cost_unknown else facts.cost.get(run, 0.0)

@@ -163,6 +163,7 @@ def _check_table(table: Table, run_ids: set[str] | None, duplicates: DuplicateRo
         facts.judge.update(recompute.llm_judge_results(table, check))
     elif name == "agent_metrics":
         recompute.agent_metrics(table, check)
+        facts.from_agent_metrics(table)
     elif name == "consistency_scores":
         recompute.consistency_scores(table, check)
         recompute.group_run_ids(table, check, run_ids)

@@ -26,6 +26,8 @@ Rules (DESIGN 5 and the run builder):
 from __future__ import annotations
 
 import json
+
+import evaluators
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -60,6 +62,8 @@ class Facts:
     latency: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     verified: dict[str, str] = field(default_factory=dict)  # run -> verification status the rows give
     primaries: Counter[str] = field(default_factory=Counter)  # batch primary model -> group rows naming it
+    # run -> (answer score, its threshold, require_tools) of a dataset case (agent_metrics)
+    checks: dict[str, tuple[float | None, float | None, bool]] = field(default_factory=dict)
 
     def count(self, table: Table) -> None:
         self.counts.setdefault(table.name, Counter()).update(table.column("run_id"))
@@ -127,6 +131,19 @@ class Facts:
             if models and isinstance(models[0], str):
                 self.primaries[models[0]] += 1
 
+    def from_agent_metrics(self, table: Table) -> None:
+        """A dataset case's checks, from ``answer_details`` (threshold, require_tools) and
+        ``final_answer_quality`` (the score)."""
+        for run, score, details in zip(table.column("run_id"), table.column("final_answer_quality"),
+                                       table.column("answer_details")):
+            try:
+                found = json.loads(details) if isinstance(details, str) else details
+            except ValueError:
+                continue
+            if isinstance(found, dict):
+                self.checks[run] = (number_or_none(score), number_or_none(found.get("threshold")),
+                                    found.get("require_tools") is True)
+
     def from_assessments(self, table: Table) -> None:
         for _, row in table.records():
             if row.get("status") == "ok":
@@ -160,6 +177,13 @@ def check_runs(runs: Table, facts: Facts, tolerance: float) -> Iterator[Finding]
                     "tools_used = the distinct tool_name of the run's tool_calls rows", "cross-sheet")
         check.check(i, row, "evaluation_score", facts.evaluation.get(run),
                     "evaluation_score = the run's evaluations.overall_score", "cross-sheet")
+        if not is_empty(row.get("passed")):
+            score, threshold, require_tools = facts.checks.get(run, (None, None, False))
+            expected = evaluators.case_passed(row["status"], answer_score=score, threshold=threshold,
+                                              tool_f1=facts.f1.get(run), require_tools=require_tools)
+            check.check(i, row, "passed", int(expected),
+                        "passed = evaluators.case_passed(status, final_answer_quality >= the answer check's "
+                        "threshold, tool F1 = 1 when the case requires its tools)", "cross-sheet")
         assessment = facts.assessment.get(run)
         if assessment is not None:
             for column in ("risk_level", "credit_score", "confidence"):

@@ -48,8 +48,9 @@ class Finding:
 class GroupSummary:
     """Seed 001 statistics over the runs of one model, company type or company.
 
-    ``pass_rate`` = passed runs / runs, a run passing when its evaluation status is ``good``
-    and its ``log_tests`` row says ``pass``; ``mean_cost`` = mean over runs of the run's
+    ``pass_rate`` = passed runs / runs: a credit run passes when its evaluation status is
+    ``good`` and its ``log_tests`` row says ``pass``; a run of a dataset case passes as its
+    ``runs.passed`` says (recomputed by the audit from its checks); ``mean_cost`` = mean over runs of the run's
     summed ``llm_calls.total_cost`` (None when any cost is unknown); ``composite`` = median
     over runs of ``composite_score(pass, evaluation_score)`` (equal weights); ``grade`` =
     ``letter_grade`` of it;

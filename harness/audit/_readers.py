@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
+from ..schema import SHEETS_BY_NAME
 from ..store import json_text
 from ._tables import Cell, Formula
+from ._values import TRUNCATED
 
 # --- Google Sheets ------------------------------------------------------------------------
 
@@ -108,14 +111,29 @@ class FrameSource:
 
     def read(self, tab: str) -> list[list[Cell]]:
         frame = self._frames[tab]
+        sheet = SHEETS_BY_NAME.get(tab)
+        kinds = [sheet.column(c).kind if sheet is not None and c in sheet.all_column_names else None
+                 for c in frame.columns]
         return [[str(c) for c in frame.columns]] + [
-            [_cell(v) for v in row] for row in frame.to_numpy(dtype=object).tolist()]
+            [_json_cell(v) if kind == "json" else _cell(v) for v, kind in zip(row, kinds)]
+            for row in frame.to_numpy(dtype=object).tolist()]
 
     def prefetch(self, tabs: Sequence[str]) -> None:
         """Nothing to do: the frames are in memory."""
 
     def formulas(self, tab: str) -> list[Formula]:
         return []
+
+
+def _json_cell(value: Any) -> Cell:
+    """A JSON column's value as an export holds it: a text that is not JSON text is a JSON
+    string the store decoded (a tool's plain-text output), written back as one."""
+    if type(value) is str and value:
+        try:
+            json.loads(value)
+        except ValueError:
+            return value if TRUNCATED.search(value) else json_text(value)
+    return _cell(value)
 
 
 def _cell(value: Any) -> Cell:

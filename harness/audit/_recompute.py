@@ -155,7 +155,11 @@ def llm_calls(table: Table, check: Checker) -> dict[str, tuple[int | None, float
         check.check(i, row, "total_tokens", total, "total_tokens = prompt_tokens + completion_tokens")
         model = row["model"] if type(row["model"]) is str and row["model"] else None
         price = costs.cost(model, prompt, completion)
-        for column in ("input_cost", "output_cost", "total_cost"):
+        registered = (row.get("price_table") == costs.USER_PRICE_TABLE
+                      and costs.price_table(model) != costs.USER_PRICE_TABLE)
+        if registered:  # priced where it ran, with a price this audit was not given
+            price = _own_cost(i, row, check)
+        for column in ("input_cost", "output_cost", "total_cost") if not registered else ():
             expected = getattr(price, column) if price is not None else None
             check.check(i, row, column, expected,
                         f"{column} = harness.costs.cost(model, prompt_tokens, completion_tokens).{column}"
@@ -165,6 +169,18 @@ def llm_calls(table: Table, check: Checker) -> dict[str, tuple[int | None, float
             by_run[row["run_id"]] = (tokens if total is None else (tokens or 0) + total,
                                      cost if price is None else (cost or 0.0) + price.total_cost)
     return by_run
+
+
+def _own_cost(i: int, row: dict[str, Any], check: Checker) -> costs.Cost | None:
+    """A call priced with a registered price (``price_table`` = user) that this audit does not
+    know (``--prices``): its input and output costs are taken as written, their sum checked."""
+    spent = [number_or_none(row[c]) for c in ("input_cost", "output_cost")]
+    if any(v is None for v in spent):
+        return None
+    total = round(spent[0] + spent[1], 8)
+    check.check(i, row, "total_cost", total, "total_cost = input_cost + output_cost (a registered price: "
+                "give the audit --prices to recompute each)")
+    return costs.Cost(spent[0], spent[1], total)
 
 
 def evaluations(table: Table, check: Checker, selections: Mapping[str, Any]) -> dict[str, float | None]:

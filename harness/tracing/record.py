@@ -136,7 +136,10 @@ def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, l
         seq[sheet] += 1
         full.setdefault("row_key", f"{record.run_id}:{sheet}:{seq[sheet]}")
         rows.setdefault(sheet, []).append(valid_row(sheet, full))
-    answer = record.checks.get("answer") if record.checks else None
+    answer = None
+    if record.checks:  # the answer check, with require_tools beside it (the audit recomputes pass from both)
+        answer = {**(record.checks.get("answer") or {}),
+                  **({"require_tools": True} if record.checks.get("require_tools") else {})} or None
     if record.expected_tools is not None or record.reference_trajectory is not None or answer is not None:
         try:
             from evaluators import generic_run_rows

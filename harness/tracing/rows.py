@@ -393,6 +393,16 @@ def _tool_payload(value: Any) -> Any:
     return jsonable(content)
 
 
+def _tool_json(value: Any) -> Any:
+    """A tool's input or output for its JSON column: data as it is; a plain text (most tools
+    return one) as a JSON string, so the cell is JSON like every other; a preview already cut
+    (its text ends with the truncation marker) as it is."""
+    payload = _tool_payload(value)
+    if isinstance(payload, str) and not (payload.endswith(" chars]") and "…[truncated, " in payload):
+        return to_json(payload)
+    return payload
+
+
 def tool_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
     rows = []
     for e in tree.events:
@@ -409,8 +419,8 @@ def tool_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "row_key": f"{tree.text_id[e]}:tool",
             "node_type": "tool",
             "tool_name": e.name,
-            "tool_input": _tool_payload(e.inputs),
-            "tool_output": _tool_payload(e.outputs) if e.status != "error" else None,
+            "tool_input": _tool_json(e.inputs),
+            "tool_output": _tool_json(e.outputs) if e.status != "error" else None,
             "parent_node": node.name if node is not None else None,
             "workflow_phase": md.get("harness.workflow_phase") or (ctx.phases.get(node.name) if node else None),
             "call_depth": tree.depth.get(e, 0),
