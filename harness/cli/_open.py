@@ -73,10 +73,14 @@ def run_ids(store: Store, given: Iterable[str]) -> list[str]:
 
 
 def load_prices_option(path) -> None:
-    """Register the prices of a ``--prices`` file for this command (one line, exit 2, when it is not one)."""
-    from harness.costs import load_prices
+    """Register the prices of the ``--prices`` file, else of ``$HARNESS_PRICES``, for this
+    command (one line, exit 2, when it is not a prices file)."""
+    from harness.costs import ENV_PRICES, load_env_prices, load_prices
 
     try:
-        load_prices(path)
+        if path is not None:
+            load_prices(path)
+        else:
+            load_env_prices()
     except ValueError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(f"{exc}" + ("" if path is not None else f" (${ENV_PRICES})")) from None

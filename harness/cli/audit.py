@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from ._errors import UsageError
+from ._open import load_prices_option
 from ._output import show
 from ._paths import writable_file
 
@@ -42,6 +43,9 @@ def command(
                                "and beyond 40 times its compressed size.")] = 200,
     max_ratio: Annotated[float, typer.Option(
         "--max-ratio", help="Refuse a workbook with a part compressed more than this (inflated:compressed).")] = 100,
+    prices: Annotated[Path | None, typer.Option(
+        help="TOML file of the model prices the runs were written with (registered prices are "
+             "otherwise taken as written).")] = None,
 ) -> None:
     from harness.audit import ArchiveLimits, AuditInputError, audit_google_sheet, audit_workbook
     from harness.audit._html import write_report
@@ -52,6 +56,7 @@ def command(
 
     if (file is None) == (gsheet is None):
         raise UsageError("give either a workbook FILE.xlsx or --gsheet SPREADSHEET_ID")
+    load_prices_option(prices)
     if not tolerance >= 0 or tolerance == float("inf"):
         raise UsageError(f"--tolerance must be a finite number >= 0, got {tolerance}")
     if report is not None:

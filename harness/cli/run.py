@@ -18,7 +18,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ._errors import UsageError
-from ._open import open_harness
+from ._open import load_prices_option, open_harness
 from ._output import show
 from ._paths import writable_file
 
@@ -57,6 +57,8 @@ def command(
     no_excel: Annotated[bool, typer.Option("--no-excel", help="Do not export to Excel.")] = False,
     gsheet: Annotated[Optional[str], typer.Option(help="Also append the runs of this batch to this Google Sheets spreadsheet id.")] = None,
     store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL (env HARNESS_STORE).")] = None,
+    prices: Annotated[Optional[Path], typer.Option(
+        help="TOML file of model prices that win over the bundled table (env HARNESS_PRICES).")] = None,
     batch_id: Annotated[Optional[str], typer.Option(
         "--batch-id", help="Name the batch; the same batch again skips the runs it already stored.")] = None,
     resume: Annotated[bool, typer.Option(
@@ -77,6 +79,7 @@ def command(
         if value is not None and not value.strip():
             raise UsageError(f"{option} needs a value, got an empty one")
     excel = None if no_excel else writable_file(out, "--out", ".xlsx")
+    load_prices_option(prices)
     if gsheet is not None:
         _check_gsheet(gsheet)
     try:

@@ -140,8 +140,7 @@ def command(
     if run_config is not None and not isinstance(run_config, dict):
         raise UsageError("--config must be a JSON object (a RunnableConfig)")
     run_context = parse_json_option(context, "--context") if context is not None else None
-    if prices is not None:
-        load_prices_option(prices)
+    load_prices_option(prices)
     excel = writable_file(out, "--out", ".xlsx") if out is not None else None
     judge = _judge() if any(c.answer_check == "judge" for c in cases.cases) else None
     graph = load_graph(target)
