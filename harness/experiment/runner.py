@@ -12,6 +12,7 @@ repeat), not in the order they finished.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import datetime as dt
 import subprocess
@@ -122,21 +123,21 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
         have = _repeats_stored(store, name)
         if (known is not None or have) and not append:
             raise ExperimentError(f"experiment {name!r} already exists in the store; choose another name or append to it")
-        commit, dirty = git_commit()
         record = dict(known or {})
         record.update(name=name, target=target, dataset=data.path, dataset_sha256=data.sha256, cases=len(data.cases),
-                      repeats=repeats, git_commit=commit, git_dirty=dirty,
-                      started_at=record.get("started_at") or dt.datetime.now(dt.timezone.utc).isoformat())
+                      repeats=repeats, started_at=record.get("started_at") or dt.datetime.now(dt.timezone.utc).isoformat())
         if shard is not None:
             record["shards"] = sorted({*map(tuple, record.get("shards") or []), shard})
         store.save_experiment(name, record)
     jobs = [(case, have.get(case.id, 0) + r) for case in cases for r in range(repeats)]
+    commit = concurrent.futures.ThreadPoolExecutor(1).submit(git_commit) if name is not None else None
     runs = _in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=target.rsplit(":", 1)[-1],
                                  concurrency=concurrency, timeout=timeout, config=dict(config or {}), context=context,
                                  sync=sync, judge=grader, on_done=on_done))
     harness.flush()
     if name is not None:
         record.update(finished_at=dt.datetime.now(dt.timezone.utc).isoformat(), models=_models(store, name))
+        record["git_commit"], record["git_dirty"] = commit.result() if commit is not None else (None, None)
         store.save_experiment(name, record)
     return runs
 
