@@ -41,7 +41,8 @@ _SCORE_COLUMNS = {
                           "data_utilization_score"),
     "agent_metrics": ("run_id", "overall_score", "eval_status", "intent_correctness", "plan_quality",
                       "tool_choice_correctness", "tool_completeness", "trajectory_match",
-                      "final_answer_quality", "step_count", "tool_calls", "latency_ms", "trajectory_details"),
+                      "final_answer_quality", "step_count", "tool_calls", "latency_ms", "trajectory_details",
+                      "answer_details"),
     "log_tests": ("run_id", "verification_status", "profile", "total_sheets_logged"),
 }
 #: Runs read per query when many are loaded at once (the report).
@@ -225,6 +226,16 @@ def _json_or_text(preview: str | None) -> Any:
     return preview
 
 
+def _case(run: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A dataset case's outcome: passed, and the answer check (what was compared, its score)."""
+    if run.get("passed") is None:
+        return None
+    details = (metrics or {}).get("answer_details")
+    answer = details if isinstance(details, dict) and "check" in details else None
+    return {"passed": bool(run["passed"]), "answer": answer and {
+        k: answer.get(k) for k in ("check", "score", "threshold", "answer", "reference", "reason")}}
+
+
 def _scores(run: Mapping[str, Any], scored: Mapping[str, dict[str, Any] | None]) -> dict[str, Any]:
     """The run's scores by kind; None where the run has none of that kind."""
     selection, evaluation = scored.get("tool_selections"), scored.get("evaluations")
@@ -256,6 +267,7 @@ def _scores(run: Mapping[str, Any], scored: Mapping[str, dict[str, Any] | None])
             "overall_score", "eval_status", "intent_correctness", "plan_quality", "tool_choice_correctness",
             "tool_completeness", "trajectory_match", "final_answer_quality", "step_count", "tool_calls",
             "latency_ms")},
+        "case": _case(run, metrics),
         "log_test": log and {"status": log["verification_status"], "profile": log["profile"],
                              "sheets_logged": log["total_sheets_logged"]},
     }

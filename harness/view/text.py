@@ -238,6 +238,14 @@ def scores_table(scores: Mapping[str, Any]) -> Table:
     def names(values: Any) -> str:
         return ", ".join(values) if values else MISSING
 
+    c = scores.get("case")
+    if c:
+        answer = c.get("answer") or {}
+        detail = (f"{answer.get('check')} check: answer {_short(answer.get('answer'))} · reference "
+                  f"{_short(answer.get('reference'))} · passes at {_ratio(answer.get('threshold'))}"
+                  + (f" · {answer['reason']}" if answer.get("reason") else "")) if answer else "no answer check"
+        table.add_row("case", _ratio(answer.get("score")) if answer else "",
+                      _status_word("pass" if c.get("passed") else "fail"), detail)
     e = scores.get("evaluation")
     if e:
         parts = [f"{label} {_ratio(e.get(key))}" for key, label in
@@ -271,6 +279,11 @@ def scores_table(scores: Mapping[str, Any]) -> Table:
         table.add_row("log test", "", _status_word(log.get("status")),
                       f"profile {log.get('profile') or MISSING} · {number(log.get('sheets_logged'))} sheets logged")
     return table
+
+
+def _short(value: Any, width: int = 60) -> str:
+    text = value if isinstance(value, str) else MISSING if value is None else str(value)
+    return repr(text if len(text) <= width else text[:width - 1] + "…")
 
 
 def _status_word(value: str | None) -> Text:
