@@ -152,3 +152,15 @@ def test_an_experiment_runs_from_inside_a_running_event_loop(h):
         return h.experiment("nb", react_agent(), capital_cases(1))
 
     assert len(asyncio.run(notebook_cell()).run_ids) == 1
+
+
+def test_a_runs_view_shows_its_cases_outcome(h):
+    from harness.view import load_run
+
+    cases = capital_cases(2)
+    cases[1]["reference_answer"] = "Atlantis"
+    e = h.experiment("shown", react_agent(), cases)
+    h.flush()
+    good, bad = (load_run(h.store, run_id).to_dict()["scores"]["case"] for run_id in e.run_ids)
+    assert good["passed"] and good["answer"]["check"] == "contains" and good["answer"]["score"] == 1.0
+    assert not bad["passed"] and bad["answer"]["reference"] == "Atlantis"
