@@ -6,6 +6,16 @@ by the column names of the target sheet. Imports nothing from ``harness``, ``wor
 ``exporters``.
 """
 
+from ._paired import (
+    BOOTSTRAP_RESAMPLES,
+    PairedComparison,
+    bootstrap_ci,
+    compare_paired,
+    mcnemar_exact,
+    rank_biserial,
+    verdict,
+    wilcoxon_p,
+)
 from ._answers import (
     ANSWER_CHECKS,
     DEFAULT_THRESHOLDS,
@@ -134,6 +144,7 @@ from ._trajectory import TrajectoryMatch, observed_trajectory, trajectory_match
 __all__ = [
     "AGENT_WEIGHTS",
     "ANSWER_CHECKS",
+    "BOOTSTRAP_RESAMPLES",
     "CRITERIA",
     "DEFAULT_THRESHOLDS",
     "DIMENSIONS",
@@ -159,6 +170,7 @@ __all__ = [
     "JudgeVerdict",
     "LLMJudge",
     "MonitorMetrics",
+    "PairedComparison",
     "PairwiseResult",
     "PlanQuality",
     "ProductionMonitor",
@@ -182,10 +194,12 @@ __all__ = [
     "assess_constructiveness",
     "assess_planning_rationality",
     "assess_technical_accuracy",
+    "bootstrap_ci",
     "case_passed",
     "check_answer",
     "coherence_score",
     "communication_overhead",
+    "compare_paired",
     "completeness_score",
     "composite_score",
     "consistency",
@@ -213,6 +227,7 @@ __all__ = [
     "last_number",
     "length_score",
     "letter_grade",
+    "mcnemar_exact",
     "names_match",
     "observed_trajectory",
     "pairwise",
@@ -222,6 +237,7 @@ __all__ = [
     "plan_quality",
     "population_variance",
     "quality_score",
+    "rank_biserial",
     "recommendation",
     "rubric_score",
     "run_graph",
@@ -240,5 +256,7 @@ __all__ = [
     "tool_selection_accuracy",
     "tool_selection_row",
     "trajectory_match",
+    "verdict",
     "vocabulary_score",
+    "wilcoxon_p",
 ]

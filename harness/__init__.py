@@ -23,6 +23,7 @@ scrub_log_records()  # secrets quoted in a harness warning never reach a log lin
 
 if TYPE_CHECKING:
     from ._run import Harness, Run, current_run
+    from .experiment.compare import Comparison, UnknownExperiment
     from .experiment.dataset import Case, Dataset, DatasetError, load_dataset
     from .experiment.runner import Experiment, ExperimentError
     from .tracing.callback import HarnessCallbackHandler
@@ -33,7 +34,8 @@ _ON_FIRST_USE = {
     "HarnessCallbackHandler": ".tracing.callback",
     "Case": ".experiment.dataset", "Dataset": ".experiment.dataset", "DatasetError": ".experiment.dataset",
     "load_dataset": ".experiment.dataset", "Experiment": ".experiment.runner",
-    "ExperimentError": ".experiment.runner",
+    "ExperimentError": ".experiment.runner", "Comparison": ".experiment.compare",
+    "UnknownExperiment": ".experiment.compare",
 }
 
 
@@ -55,6 +57,7 @@ __all__ = [
     "SHEET_NAMES",
     "Case",
     "Column",
+    "Comparison",
     "Dataset",
     "DatasetError",
     "Experiment",
@@ -66,6 +69,7 @@ __all__ = [
     "Sheet",
     "Store",
     "StoreError",
+    "UnknownExperiment",
     "cost",
     "current_run",
     "load_dataset",

@@ -34,6 +34,7 @@ from .writers import ENV_WRITER, WRITERS, RunWriter
 from .writers import max_pending_bytes as pending_limit
 
 if TYPE_CHECKING:
+    from .experiment.compare import Comparison
     from .experiment.runner import Experiment
     import pandas as pd
 
@@ -183,6 +184,14 @@ class Harness:
 
         self.flush()
         return experiment_table(self.store)
+
+    def compare(self, a: str, b: str, *, alpha: float = 0.05, metrics: Sequence[str] | None = None) -> Comparison:
+        """Experiment ``b`` against ``a``, paired by case (see :mod:`harness.experiment.compare`):
+        ``.regressed`` is the CI gate (``assert not h.compare("main", "candidate").regressed``)."""
+        from .experiment.compare import compare_experiments
+
+        self.flush()
+        return compare_experiments(self.store, a, b, alpha=alpha, metrics=metrics)
 
     def sheets(self, run_ids: Sequence[str] | None = None, *, sheets: Iterable[str] | None = None,
                columns: Mapping[str, Sequence[str]] | Sequence[str] | None = None,

@@ -56,7 +56,7 @@ def clean_env(tmp_path, monkeypatch):
 
 
 def test_the_python_example_traces_scores_and_exports_a_run_and_harness_wrap_runs_it(clean_env, capsys):
-    (python,) = blocks("python")
+    python = blocks("python")[0]
     (clean_env / "my_agent.py").write_text(python, encoding="utf-8")
     done = subprocess.run([sys.executable, "my_agent.py"], cwd=clean_env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -64,7 +64,8 @@ def test_the_python_example_traces_scores_and_exports_a_run_and_harness_wrap_run
     assert (clean_env / "my_runs.xlsx").exists()
     (run,) = Store(clean_env / "my_runs.db").rows("agent_metrics")
     assert (run["tool_choice_correctness"], run["trajectory_match"], run["overall_score"]) == (1.0, 1.0, 1.0)
-    (wrap,) = [line for block in blocks("bash") for line in command_lines(block) if line.startswith("harness wrap")]
+    (wrap,) = [line for block in blocks("bash") for line in command_lines(block)
+               if line.startswith("harness wrap my_agent")]
     sys.modules.pop("my_agent", None)
     try:
         assert run_cli(wrap) == 0
@@ -80,13 +81,49 @@ def test_the_shell_examples_run_as_shown(clean_env, capsys):
         if any(marker in block for marker in EXTERNAL_BLOCKS):
             continue
         for line in command_lines(block):
-            if line.startswith("harness wrap") or any(option in line for option in EXTERNAL_LINES):
-                continue  # wrap needs the Python example's module: the test above runs it
+            if line.startswith(("harness wrap", "harness compare")) or any(option in line for option in EXTERNAL_LINES):
+                continue  # they need the Python examples' modules: the tests around this one run them
             run_id = next(iter(Store(clean_env / "harness.db").run_ids()), "") if "RUN_ID" in line else ""
             assert run_cli(line, RUN_ID=run_id) == 0, (line, capsys.readouterr().err)
             ran.append(line.split()[1])
     assert {"run", "audit", "export"} <= set(ran)
     assert (clean_env / "report.html").exists() and (clean_env / "everything.xlsx").exists()
+
+
+def test_the_experiment_example_runs_as_shown_and_its_gate_catches_the_regression(clean_env, capsys):
+    section = README.split("## Evaluate your own agent", 1)[1].split("\n## ", 1)[0]
+    agent, gate = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    (clean_env / "capitals.py").write_text(agent, encoding="utf-8")
+    (cases,) = re.findall(r"```json\n(.*?)```", section, flags=re.S)
+    (clean_env / "cases.jsonl").write_text(cases, encoding="utf-8")
+    (shell,) = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
+    codes = []
+    sys.modules.pop("capitals", None)
+    try:
+        for line in command_lines(shell):
+            codes.append(run_cli(line.split("||")[0].strip()))
+    finally:
+        sys.modules.pop("capitals", None)
+    assert codes == [0, 0, 0, 0, 1]  # --fail-on-regression: the candidate regressed
+    out = capsys.readouterr().out
+    assert "experiment cand: 6 run(s) of 6 case(s), passed 0/6" in out
+    from harness import Harness
+
+    comparison = Harness().compare("base", "cand").to_dict()
+    pass_rate = next(m for m in comparison["metrics"] if m["name"] == "pass_rate")
+    assert (pass_rate["a"], pass_rate["b"], pass_rate["verdict"]) == (1.0, 0.0, "regressed")
+    scope: dict = {}
+    exec(compile(gate, "README gate", "exec"), scope)
+    with pytest.raises(AssertionError):
+        scope["test_the_candidate_does_not_regress"]()
+    (prices,) = re.findall(r"```toml\n(.*?)```", section, flags=re.S)
+    (clean_env / "prices.toml").write_text(prices, encoding="utf-8")
+    from harness.costs import PRICES, load_prices
+
+    try:
+        assert set(load_prices(clean_env / "prices.toml")) == {"acme-mini-2026"}
+    finally:
+        PRICES.pop("acme-mini-2026", None)
 
 
 def _options() -> dict[str, set[str]]:

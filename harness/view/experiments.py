@@ -38,6 +38,7 @@ class ExperimentSummary:
     priced: int
     evaluation_mean: float | None
     evaluated: int
+    pass_rate: float | None = None  # passed runs / runs with a stored pass (runs.passed)
 
 
 def _p95(values: Sequence[float]) -> float:
@@ -60,7 +61,9 @@ def summarise(name: str, rows: Sequence[Mapping[str, Any]]) -> ExperimentSummary
         latency_p95_ms=_p95(latency) if latency else None,
         tokens_total=int(sum(tokens)), tokens_mean=aggregate(tokens).mean if tokens else None,
         cost_total=math.fsum(costs) if costs else None, priced=len(costs),
-        evaluation_mean=aggregate(scores).mean if scores else None, evaluated=len(scores))
+        evaluation_mean=aggregate(scores).mean if scores else None, evaluated=len(scores),
+        pass_rate=(sum(r["passed"] == 1 for r in judged) / len(judged)) if (judged := [
+            r for r in rows if r.get("passed") is not None]) else None)
 
 
 def summarise_all(rows: Iterable[Mapping[str, Any]], order: Sequence[str] = ()) -> list[ExperimentSummary]:
@@ -74,6 +77,10 @@ def summarise_all(rows: Iterable[Mapping[str, Any]], order: Sequence[str] = ()) 
     return [summarise(name, groups[name]) for name in names]
 
 
+def _rate(value: float | None) -> str:
+    return MISSING if value is None else f"{value:.0%}"
+
+
 def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
@@ -83,11 +90,11 @@ def summaries_html(summaries: Sequence[ExperimentSummary], rows: Iterable[Mappin
     if not summaries:
         return ""
     head = ("<tr><th>Experiment</th><th>Runs</th><th>Completed</th><th>Failed</th><th>Cases</th>"
-            "<th>Latency median</th><th>Latency p95</th><th>Tokens (mean / run)</th><th>Cost (total)</th>"
+            "<th>Pass rate</th><th>Latency median</th><th>Latency p95</th><th>Tokens (mean / run)</th><th>Cost (total)</th>"
             "<th>Evaluation score (mean)</th></tr>")
     body = "".join(
         f"<tr><td>{_e(s.name)}</td><td class=num>{s.runs:,}</td><td class=num>{s.completed:,}</td>"
-        f"<td class=num>{s.failed:,}</td><td class=num>{s.cases:,}</td>"
+        f"<td class=num>{s.failed:,}</td><td class=num>{s.cases:,}</td><td class=num>{_rate(s.pass_rate)}</td>"
         f"<td class=num>{duration(s.latency_median_ms)}</td><td class=num>{duration(s.latency_p95_ms)}</td>"
         f"<td class=num>{number(s.tokens_mean, 3)}</td>"
         f"<td class=num>{money(s.cost_total)}{_of(s.priced, s.runs, 'priced')}</td>"

@@ -22,7 +22,7 @@ MIN_PREFIX = 4
 #: The ``runs`` columns of a run list (``harness list``, the report's list).
 LIST_COLUMNS = ("run_id", "timestamp", "started_at", "workflow", "company_name", "status", "total_time_ms",
                 "total_tokens", "total_cost", "evaluation_score", "experiment", "case_id", "repeat_index",
-                "model", "error")
+                "model", "error", "passed")
 
 _EVENT_COLUMNS = ("run_id", "event_id", "parent_event_id", "event_kind", "event_name", "status", "error",
                   "timestamp", "duration_ms", "step_number", "langgraph_step", "subgraph_depth",

@@ -14,8 +14,8 @@ def test_harness_exports_exactly_its_public_api():
         "Column", "Harness", "HarnessCallbackHandler", "Redactor", "Run", "Sheet", "Store", "StoreError",
         "cost", "current_run",
         # experiments
-        "Case", "Dataset", "DatasetError", "Experiment", "ExperimentError", "load_dataset", "load_prices",
-        "register_price",
+        "Case", "Comparison", "Dataset", "DatasetError", "Experiment", "ExperimentError", "UnknownExperiment",
+        "load_dataset", "load_prices", "register_price",
     ])
     for name in harness.__all__:
         assert hasattr(harness, name), name
