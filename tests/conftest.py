@@ -21,3 +21,26 @@ def unwritable_dir(tmp_path: Path) -> Iterator[Path]:
     directory.chmod(0o500)
     yield directory
     directory.chmod(0o700)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[str]:
+    """A real PostgreSQL server for the session (see tests/support/postgres.py)."""
+    pytest.importorskip("psycopg", reason="the postgres extra (psycopg) is not installed")
+    from tests.support.postgres import Unavailable, postgres_server
+
+    try:
+        with postgres_server() as url:
+            yield url
+    except Unavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture
+def pg_url(pg_server: str) -> Iterator[str]:
+    """A new, empty database on the session's server, dropped after the test."""
+    from tests.support.postgres import drop_database, fresh_database
+
+    url = fresh_database(pg_server)
+    yield url
+    drop_database(pg_server, url)

@@ -81,7 +81,8 @@ def test_the_shell_examples_run_as_shown(clean_env, capsys):
         if any(marker in block for marker in EXTERNAL_BLOCKS):
             continue
         for line in command_lines(block):
-            if line.startswith(("harness wrap", "harness compare")) or any(option in line for option in EXTERNAL_LINES):
+            if (line.startswith(("harness wrap", "harness compare")) or "--to-store" in line
+                    or any(option in line for option in EXTERNAL_LINES)):
                 continue  # they need the Python examples' modules: the tests around this one run them
             run_id = next(iter(Store(clean_env / "harness.db").run_ids()), "") if "RUN_ID" in line else ""
             assert run_cli(line, RUN_ID=run_id) == 0, (line, capsys.readouterr().err)
@@ -124,6 +125,26 @@ def test_the_experiment_example_runs_as_shown_and_its_gate_catches_the_regressio
         assert set(load_prices(clean_env / "prices.toml")) == {"acme-mini-2026"}
     finally:
         PRICES.pop("acme-mini-2026", None)
+
+
+def test_the_team_store_examples_shard_an_experiment_and_copy_runs(clean_env, capsys):
+    evaluate = README.split("## Evaluate your own agent", 1)[1].split("\n## ", 1)[0]
+    (clean_env / "capitals.py").write_text(re.findall(r"```python\n(.*?)```", evaluate, flags=re.S)[0])
+    (clean_env / "cases.jsonl").write_text(re.findall(r"```json\n(.*?)```", evaluate, flags=re.S)[0])
+    team = README.split("## Team store", 1)[1].split("\n## ", 1)[0]
+    shards, copy = [command_lines(b) for b in re.findall(r"```bash\n(.*?)```", team, flags=re.S)
+                    if "pip install" not in b]
+    sys.modules.pop("capitals", None)
+    try:
+        assert [run_cli(line) for line in shards] == [0, 0]
+        assert run_cli("harness wrap capitals:graph --dataset cases.jsonl --experiment base --store laptop.db") == 0
+    finally:
+        sys.modules.pop("capitals", None)
+    nightly = list(Store(clean_env / "harness.db").rows("runs", columns=["case_id"], where={"experiment": "nightly"}))
+    assert sorted(r["case_id"] for r in nightly) == ["cl", "eg", "fr", "jp", "ke", "pe"]
+    (line,) = copy
+    assert run_cli(line) == 0 and run_cli(line) == 0
+    assert "copied 6 run(s) to" in capsys.readouterr().out and Store(clean_env / "team.db").count("runs") == 6
 
 
 def _options() -> dict[str, set[str]]:

@@ -50,9 +50,12 @@ def close_opened() -> None:
 
 def open_store(url: str | None) -> Store:
     """An existing store, for commands that read it (none of them creates one by mistake)."""
-    from harness.store import Store, StoreError, resolve_store_path
+    from harness.store import Store, StoreError, resolve_store_path, store_url
+    from harness.store.postgres import PostgresStore
 
     try:
+        if PostgresStore.accepts(store_url(url)):
+            return Store(store_url(url))
         path = resolve_store_path(url)
         if not path.is_file():
             raise UsageError(f"no store at {str(path)!r} (use --store or $HARNESS_STORE)")

@@ -1,6 +1,6 @@
-"""Export the runs of the store to an Excel workbook (--out) and/or a Google Sheet (--gsheet).
+"""Export the runs of the store to an Excel workbook (--out), a Google Sheet (--gsheet) and/or another store (--to-store).
 
-Every run of the store is exported, or only those given with --run. The store is the
+Every run of the store is exported, or only those given with --run or --experiment. --to-store copies the runs (every row, their experiment records) into another store, SQLite or PostgreSQL, either way: rows it already has are skipped, so pushing a laptop's runs to the team store again copies only what is new. The store is the
 system of record: a workbook can be rewritten at any time, and a Google Sheets push sends
 only the rows the spreadsheet has not acknowledged yet, so running the same command again
 resumes a push that failed. Google credentials: --credentials or
@@ -32,19 +32,30 @@ from ._paths import writable_file
 def command(
     out: Annotated[Path | None, typer.Option("--out", help="Write an .xlsx workbook to this path.")] = None,
     gsheet: Annotated[str | None, typer.Option("--gsheet", help="Append to this Google Sheet (spreadsheet id).")] = None,
-    store: Annotated[str | None, typer.Option("--store", help="Store path or sqlite:/// URL [default: $HARNESS_STORE or ./harness.db].")] = None,
+    store: Annotated[str | None, typer.Option("--store", help="Store path, sqlite:/// or postgresql:// URL [default: $HARNESS_STORE or ./harness.db].")] = None,
     run: Annotated[list[str] | None, typer.Option("--run", help="Export only this run (a run id or its first 4+ characters; repeatable); default: every run of the store.")] = None,
     credentials: Annotated[Path | None, typer.Option("--credentials", help="Service-account key file [default: $GOOGLE_APPLICATION_CREDENTIALS].")] = None,
+    experiment: Annotated[list[str] | None, typer.Option("--experiment", help="Export only the runs of this experiment (repeatable).")] = None,
+    to_store: Annotated[str | None, typer.Option("--to-store", help="Copy the runs into this store (a path, sqlite:/// or postgresql:// URL).")] = None,
 ) -> None:
     import exporters
 
-    if out is None and gsheet is None:
-        raise UsageError("nothing to do: give --out FILE.xlsx and/or --gsheet SPREADSHEET_ID")
+    if out is None and gsheet is None and to_store is None:
+        raise UsageError("nothing to do: give --out FILE.xlsx, --gsheet SPREADSHEET_ID and/or --to-store STORE")
     if out is not None:
         writable_file(out, "--out", ".xlsx")
     opened = open_store(store)
     try:
         run_ids = resolve_runs(opened, run) if run else None
+        if experiment:
+            found = [r["run_id"] for r in opened.rows("runs", columns=["run_id"], where={"experiment": experiment})]
+            missing = [e for e in experiment if not any(True for _ in opened.rows(
+                "runs", columns=["run_id"], where={"experiment": e}, limit=1))]
+            if missing:
+                raise UsageError(f"no runs of experiment {', '.join(map(repr, missing))} in the store")
+            run_ids = found if run_ids is None else [r for r in run_ids if r in set(found)]
+        if to_store is not None:
+            _copy(opened, to_store, run_ids)
         console = Console()
         table = Table()
         table.add_column("sheet")
@@ -76,11 +87,33 @@ def command(
             table.add_column(name, justify="right")
         for sheet in SHEET_NAMES:
             table.add_row(sheet, *(str(values.get(sheet, 0)) for values in columns.values()))
-        show(table)
+        if columns:
+            show(table)
         for line in summary:
             console.print(line, soft_wrap=True)  # a path stays one line, whatever the width
     finally:
         opened.close()
+
+
+def _copy(source, target_url: str, run_ids: list[str] | None) -> None:
+    """Copy the runs into the store ``target_url`` (created if it is a new SQLite file)."""
+    from harness.store import Store, StoreError
+    from harness.store.copy import copy_runs
+
+    if target_url.strip() in ("", source.location):
+        raise UsageError("--to-store names the store the runs come from; give another store")
+    try:
+        target = Store(target_url)
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        copied = copy_runs(source, target, run_ids)
+    except StoreError as exc:
+        raise UsageError(f"copying to {target.display!r} failed: {exc}; copy again to resume", code=1) from None
+    finally:
+        target.close()
+    print(f"copied {copied.runs} run(s) to {target.display}: {copied.total_rows} new row(s), "
+          f"{copied.experiments} experiment record(s)")
 
 
 @contextmanager

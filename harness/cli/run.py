@@ -183,7 +183,7 @@ def _export(harness: Any, run_ids: list[str], out: Path | None, gsheet: str | No
             export()
         except Exception as exc:  # noqa: BLE001 - the runs are stored; say why the export failed
             ok = False
-            store = harness.store.location
+            store = harness.store.display
             print(f"harness: {label} export failed: {type(exc).__name__}: {exc}; the runs are safe in the store "
                   f"{store!r}: `harness export --store {store}` writes them again", file=sys.stderr)
         else:

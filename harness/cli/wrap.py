@@ -161,7 +161,7 @@ def command(
             harness.export_excel(excel, run_ids)
         except Exception as exc:  # noqa: BLE001 - the runs are stored; say why the export failed
             print(f"harness: Excel export failed: {type(exc).__name__}: {exc}; the runs are safe in the store "
-                  f"{harness.store.location!r}", file=sys.stderr)
+                  f"{harness.store.display!r}", file=sys.stderr)
             raise typer.Exit(1) from None
     failed = sum(run.status != "completed" for run in runs)
     # One run: its failure is the command's. An experiment: failed runs are results, counted above.
@@ -234,7 +234,7 @@ def _experiment_line(harness: Any, name: str, runs: list) -> None:
     failed = int((frame["status"] != "completed").sum())
     cases = len({r.result.get("case_id") for r in runs})
     print(f"experiment {name}: {len(runs)} run(s) of {cases} case(s), passed {passed}/{len(runs)}"
-          f"{f', {failed} failed' if failed else ''}; store {harness.store.location}")
+          f"{f', {failed} failed' if failed else ''}; store {harness.store.display}")
 
 
 def _fmt(value: Any, spec: str = "") -> str:

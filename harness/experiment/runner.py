@@ -15,6 +15,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import datetime as dt
+import logging
 import subprocess
 import threading
 import uuid
@@ -22,11 +23,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..store import StoreError
 from .answer import model_judge, score_answer
 from .dataset import Case, Dataset, DatasetError, load_dataset
 
 if TYPE_CHECKING:
     import pandas as pd
+
+logger = logging.getLogger("harness")
 
 # The harness and its runs are typed loosely here: this module is what harness.Harness calls.
 Harness = Run = Any
@@ -119,8 +123,11 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
     record: dict[str, Any] = {}
     if name is not None:
         harness.flush()
-        known = store.experiment_record(name)
-        have = _repeats_stored(store, name)
+        try:
+            known = store.experiment_record(name)
+            have = _repeats_stored(store, name)
+        except StoreError as exc:  # an experiment starts only where its name can be checked and recorded
+            raise ExperimentError(f"experiment {name!r} cannot start: {exc}") from None
         if (known is not None or have) and not append:
             raise ExperimentError(f"experiment {name!r} already exists in the store; choose another name or append to it")
         record = dict(known or {})
@@ -136,9 +143,12 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
                                  sync=sync, judge=grader, on_done=on_done))
     harness.flush()
     if name is not None:
-        record.update(finished_at=dt.datetime.now(dt.timezone.utc).isoformat(), models=_models(store, name))
         record["git_commit"], record["git_dirty"] = commit.result() if commit is not None else (None, None)
-        store.save_experiment(name, record)
+        try:
+            record.update(finished_at=dt.datetime.now(dt.timezone.utc).isoformat(), models=_models(store, name))
+            store.save_experiment(name, record)
+        except StoreError as exc:  # the runs are spooled and written later; only the record's end is missing
+            logger.warning("harness: experiment %r ran, but its record could not be completed: %s", name, exc)
     return runs
 
 

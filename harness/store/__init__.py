@@ -2,7 +2,7 @@
 
 :class:`Store` is the engine-independent interface (row keys, batched writes, paged reads:
 :mod:`.base`); ``Store(url)`` opens the engine the URL names. SQLite (:mod:`.sqlite`) is
-the embedded default. Runs a store cannot take now are kept in a :class:`Spool` and
+the embedded default, PostgreSQL (:mod:`.postgres`) the store many hosts share. Runs a store cannot take now are kept in a :class:`Spool` and
 written when it can.
 """
 
@@ -19,9 +19,11 @@ from .base import (
 )
 from .spool import Spool
 from .sqlite import SQLiteStore, resolve_store_path
+from .postgres import PostgresStore  # noqa: E402 - registered after SQLite: asked first
 
 __all__ = [
     "DEFAULT_STORE",
+    "PostgresStore",
     "ENV_STORE",
     "ROW_KEY",
     "SQLiteStore",

@@ -176,6 +176,11 @@ class Store:
         raise NotImplementedError
 
     @property
+    def display(self) -> str:
+        """The store as messages name it (a server URL without its password)."""
+        return self.location
+
+    @property
     def shareable(self) -> bool:
         """Whether another process can open this store (a file or a server, not memory)."""
         raise NotImplementedError
@@ -230,7 +235,7 @@ class Store:
             if found == SCHEMA_VERSION:
                 return
             if found is not None and found > SCHEMA_VERSION:
-                raise StoreError(f"store {self.location!r} has schema version {found}, newer than this harness knows "
+                raise StoreError(f"store {self.display!r} has schema version {found}, newer than this harness knows "
                                  f"({SCHEMA_VERSION}): upgrade langgraph-harness to use it")
             self._create_tables()
             for step in MIGRATIONS:

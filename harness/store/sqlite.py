@@ -28,14 +28,12 @@ REOPEN_SECONDS = 1.0
 def resolve_store_path(url: str | os.PathLike[str] | None = None) -> Path:
     """Argument > ``$HARNESS_STORE`` > ``./harness.db``. Accepts ``sqlite:///path`` URLs."""
     raw = store_url(url)
-    if raw.startswith(("postgresql://", "postgres://")):
-        raise StoreError("PostgreSQL stores are not supported yet; use a SQLite path or sqlite:/// URL")
     if raw.startswith("sqlite:///"):
         raw = raw[len("sqlite:///"):]
     elif raw.startswith("sqlite://"):
         raise StoreError(f"unsupported store URL {raw!r}; use sqlite:///path/to/file.db")
     elif "://" in raw:
-        raise StoreError(f"unsupported store URL {raw!r}; use a file path or sqlite:///path")
+        raise StoreError(f"unsupported store URL {raw!r}; use a file path, sqlite:///path or postgresql://...")
     return Path(raw).expanduser()
 
 

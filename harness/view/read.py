@@ -61,7 +61,7 @@ def resolve_run_id(store: Store, text: str) -> str:
     if given in found:
         return given
     if not found:
-        raise RunIdError(f"no run {given!r} in store {store.location}")
+        raise RunIdError(f"no run {given!r} in store {store.display}")
     if len(given) < MIN_PREFIX:
         raise RunIdError(f"run id prefix {given!r} is too short: give at least {MIN_PREFIX} characters")
     if len(found) > 1:
@@ -89,7 +89,7 @@ def load_run(store: Store, run_id: str) -> RunView:
     """The run ``run_id`` (a full id) with its tree and scores, payloads in full."""
     for view in load_runs(store, [run_id]):
         return view
-    raise RunIdError(f"no run {run_id!r} in store {store.location}")
+    raise RunIdError(f"no run {run_id!r} in store {store.display}")
 
 
 def load_runs(store: Store, run_ids: Sequence[str], *, clip: int | None = None) -> Iterator[RunView]:

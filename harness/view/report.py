@@ -181,7 +181,7 @@ def write_report(store: Store, path: str | os.PathLike[str], *, run_ids: Sequenc
     started = time.perf_counter()
     ids, selected = select_runs(store, run_ids=run_ids, experiments=experiments, limit=limit)
     views = list(load_runs(store, ids, clip=PREVIEW + 1))
-    page = render(views, source=store.location, selected=selected, experiments=experiments,
+    page = render(views, source=store.display, selected=selected, experiments=experiments,
                   comparison=comparison)
     target = Path(path)
     target.write_text(page, encoding="utf-8")
