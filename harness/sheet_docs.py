@@ -126,7 +126,8 @@ COLUMNS: dict[str, dict[str, tuple[str, str]]] = {
         "node_type": ("Always ``tool``.", "captured"),
         "tool_name": ("The tool's name.", "captured"),
         "tool_input": ("The tool's input as it was when the call started (JSON).", "captured"),
-        "tool_output": ("The tool's output (JSON); empty when it raised.", "captured"),
+        "tool_output": ("The tool's output (JSON; a tool that returns text gives a JSON string); empty when it "
+                        "raised.", "captured"),
         "parent_node": ("The graph node that contains the call.", "captured"),
         "workflow_phase": ("The phase of that node (e.g. ``data_collection``), as the workflow declares it.",
                            "captured"),
@@ -210,7 +211,8 @@ COLUMNS: dict[str, dict[str, tuple[str, str]]] = {
         "usage_source": ("Where the token counts come from: ``provider``, ``estimated`` (about 4 characters a "
                          "token, when the provider said nothing) or ``missing``.", "captured"),
         "time_to_first_token_ms": ("For a streamed call, milliseconds until the first token.", "captured"),
-        "price_table": ("Date of the price table the cost comes from.", "harness.costs"),
+        "price_table": ("Date of the bundled price table the cost comes from, or ``user`` for a price registered "
+                        "with ``harness.register_price`` or a prices file.", "harness.costs"),
         "parent_tool_id": ("``tool_call_id`` of the tool call the model was called in, if any.", "captured"),
     },
     "consistency_scores": {
@@ -354,9 +356,11 @@ COLUMNS: dict[str, dict[str, tuple[str, str]]] = {
                               "evaluators.tool_selection"),
         "trajectory_match": ("0.6 x Jaccard of the node sets + 0.4 x LCS(actual, expected) / max length; both "
                              "empty -> 1.", "evaluators.trajectory_match"),
-        "final_answer_quality": ("0.5 x share of the five assessment fields present + 0.15 x valid risk level + "
-                                 "0.15 x valid score + 0.1 x valid confidence + 0.1 x reasoning over 50 "
-                                 "characters.", "evaluators.final_answer_quality"),
+        "final_answer_quality": ("Credit runs: 0.5 x share of the five assessment fields present + 0.15 x valid "
+                                 "risk level + 0.15 x valid score + 0.1 x valid confidence + 0.1 x reasoning over "
+                                 "50 characters. Runs of a dataset case: the score of its answer check "
+                                 "(evaluators.check_answer), 0 when the run gave no answer.",
+                                 "evaluators.final_answer_quality / evaluators.check_answer"),
         "step_count": ("Node executions of the run.", "node / the run"),
         "tool_calls": ("Tool calls of the run.", "node / the run"),
         "latency_ms": ("Wall time of the run up to the evaluation, in milliseconds.", "node / the run"),
@@ -369,7 +373,9 @@ COLUMNS: dict[str, dict[str, tuple[str, str]]] = {
                          "evaluators.agent_metrics_row"),
         "trajectory_details": ("Actual and expected paths, Jaccard, order, strict / unordered / subset / superset "
                                "matches, missing and extra nodes (JSON).", "evaluators.trajectory_match"),
-        "answer_details": ("The parts of final_answer_quality (JSON).", "evaluators.agent_metrics_row"),
+        "answer_details": ("The parts of final_answer_quality (JSON); for a dataset case: the check, its "
+                           "threshold, the answer and reference compared (cut at 2,000 characters), and "
+                           "require_tools.", "evaluators.agent_metrics_row / the experiment runner"),
     },
     "log_tests": {
         **{name: (f"The run's rows in {name}.", "the run") for name in (
