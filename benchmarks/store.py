@@ -135,7 +135,8 @@ def measure(engine: str, store: str, n: int, runs: int, latency: float) -> dict[
     opened.close()
     per_run = events / stored if stored else 0
     print(f"{engine:>10}: harness 1 process {out['harness-1']:6.1f} runs/s, {n} processes {out[f'harness-{n}']:6.1f} "
-          f"runs/s: {n}/1 = {out[f'harness-{n}'] / out['harness-1']:.2f}x (bare {out[f'bare-{n}'] / out['bare-1']:.2f}x); "
+          f"runs/s: {n}/1 = {out[f'harness-{n}'] / out['harness-1']:.2f}x (bare {out[f'bare-{n}'] / out['bare-1']:.2f}x), "
+          f"{n}/1 wall = {n * out['harness-1'] / out[f'harness-{n}']:.2f} (bare {n * out['bare-1'] / out[f'bare-{n}']:.2f}); "
           f"p99 until readable {p99(delays) * 1000:.0f} ms (median {statistics.median(delays) * 1000:.0f} ms); "
           f"runs stored {stored} of {expected} ({expected - stored} lost), {per_run:.1f} event rows each "
           f"(all alike: {events == per_run * stored})")
