@@ -152,3 +152,15 @@ def test_a_version_against_itself_is_unchanged(outcomes):
 def test_no_pairs_is_no_comparison():
     r = evaluators.compare_paired([], [], higher_is_better=True)
     assert (r.n, r.delta, r.verdict) == (0, None, "unchanged")
+
+
+def test_the_report_of_two_experiments_compares_them_and_shows_their_pass_rates(h, tmp_path, capsys):
+    write_experiment(h.store, "base", [1] * 30)
+    write_experiment(h.store, "cand", [1] * 18 + [0] * 12)
+    h.flush()
+    out = tmp_path / "report.html"
+    assert run_cli("report", "--store", str(h.store.location), "--experiment", "base", "--experiment", "cand",
+                   "--out", str(out)) == 0
+    page = out.read_text()
+    assert "Comparison: base → cand" in page and "badge regressed" in page
+    assert "<td class=num>100%</td>" in page and "<td class=num>60%</td>" in page
