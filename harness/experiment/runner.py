@@ -128,7 +128,7 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
             have = _repeats_stored(store, name)
         except StoreError as exc:  # an experiment starts only where its name can be checked and recorded
             raise ExperimentError(f"experiment {name!r} cannot start: {exc}") from None
-        if (known is not None or have) and not append:
+        if (known is not None or have) and not append and not _another_shard(known, shard, data):
             raise ExperimentError(f"experiment {name!r} already exists in the store; choose another name or append to it")
         record = dict(known or {})
         record.update(name=name, target=target, dataset=data.path, dataset_sha256=data.sha256, cases=len(data.cases),
@@ -137,19 +137,38 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
             record["shards"] = sorted({*map(tuple, record.get("shards") or []), shard})
         store.save_experiment(name, record)
     jobs = [(case, have.get(case.id, 0) + r) for case in cases for r in range(repeats)]
-    commit = concurrent.futures.ThreadPoolExecutor(1).submit(git_commit) if name is not None else None
-    runs = _in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=target.rsplit(":", 1)[-1],
-                                 concurrency=concurrency, timeout=timeout, config=dict(config or {}), context=context,
-                                 sync=sync, judge=grader, on_done=on_done))
+    commit = None
+    if name is not None:  # read while the runs go
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            commit = pool.submit(git_commit)
+            runs = _in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=target.rsplit(":", 1)[-1],
+                                         concurrency=concurrency, timeout=timeout, config=dict(config or {}),
+                                         context=context, sync=sync, judge=grader, on_done=on_done))
+    else:
+        runs = _in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=target.rsplit(":", 1)[-1],
+                                     concurrency=concurrency, timeout=timeout, config=dict(config or {}),
+                                     context=context, sync=sync, judge=grader, on_done=on_done))
     harness.flush()
     if name is not None:
         record["git_commit"], record["git_dirty"] = commit.result() if commit is not None else (None, None)
         try:
-            record.update(finished_at=dt.datetime.now(dt.timezone.utc).isoformat(), models=_models(store, name))
+            latest = store.experiment_record(name) or {}  # other shards may have recorded theirs meanwhile
+            shards = {*map(tuple, latest.get("shards") or []), *map(tuple, record.get("shards") or [])}
+            record.update(finished_at=dt.datetime.now(dt.timezone.utc).isoformat(), models=_models(store, name),
+                          **({"shards": sorted(shards)} if shards else {}))
             store.save_experiment(name, record)
         except StoreError as exc:  # the runs are spooled and written later; only the record's end is missing
             logger.warning("harness: experiment %r ran, but its record could not be completed: %s", name, exc)
     return runs
+
+
+def _another_shard(known: Mapping[str, Any] | None, shard: tuple[int, int] | None, data: Dataset) -> bool:
+    """Whether this run is a shard of the recorded experiment that has not run yet (same
+    dataset, same number of shards): workers of one experiment share its name."""
+    if known is None or shard is None or known.get("dataset_sha256") != data.sha256:
+        return False
+    done = {tuple(s) for s in known.get("shards") or []}
+    return shard not in done and all(n == shard[1] for _, n in done)
 
 
 def _repeats_stored(store: Any, name: str) -> dict[str, int]:

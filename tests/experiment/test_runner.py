@@ -104,11 +104,15 @@ def test_a_taken_name_is_refused_unless_appended_and_repeats_continue(h):
         ("q0", 0), ("q0", 1), ("q0", 2), ("q1", 0), ("q1", 1), ("q1", 2)]
 
 
-def test_shards_fill_one_experiment_between_them(h):
-    for k in range(3):
-        h.experiment("sharded", react_agent(), capital_cases(7), shard=(k, 3), append=k > 0)
+def test_shards_fill_one_experiment_between_them_in_any_order(h):
+    for k in (2, 0, 1):
+        h.experiment("sharded", react_agent(), capital_cases(7), shard=(k, 3))
     assert sorted(r["case_id"] for r in runs_of(h, "sharded", "case_id")) == sorted(f"q{i}" for i in range(7))
     assert h.store.experiment_record("sharded")["shards"] == [[0, 3], [1, 3], [2, 3]]
+    with pytest.raises(ExperimentError, match="already exists"):  # a shard that ran, again
+        h.experiment("sharded", react_agent(), capital_cases(7), shard=(1, 3))
+    with pytest.raises(ExperimentError, match="already exists"):  # another dataset under the same name
+        h.experiment("sharded", react_agent(), capital_cases(8), shard=(0, 4))
 
 
 def test_the_experiment_record_says_what_ran(h, tmp_path):
