@@ -116,3 +116,20 @@ def test_sync_forces_invoke_and_shards_split_the_cases(tmp_path):
         assert result.returncode == 0, result.stderr
     rows = list(Store(db).rows("runs", columns=["case_id", "passed"]))
     assert sorted(r["case_id"] for r in rows) == ["France", "Japan", "Peru"] and all(r["passed"] == 1 for r in rows)
+
+
+def test_export_writes_only_the_runs_of_an_experiment(tmp_path):
+    path = dataset(tmp_path, CASES)
+    db = str(tmp_path / "runs.db")
+    for name in ("one", "two"):
+        assert harness(tmp_path, "wrap", AGENT, "--dataset", str(path), "--experiment", name, "--store", db).returncode == 0
+    out = tmp_path / "one.xlsx"
+    done = harness(tmp_path, "export", "--store", db, "--experiment", "one", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    import openpyxl
+
+    sheet = openpyxl.load_workbook(out, read_only=True)["runs"]
+    header, *rows = list(sheet.values)
+    assert {row[header.index("experiment")] for row in rows} == {"one"} and len(rows) == 2
+    missing = harness(tmp_path, "export", "--store", db, "--experiment", "three", "--out", str(out))
+    assert missing.returncode == 2 and "no runs of experiment 'three'" in missing.stderr
