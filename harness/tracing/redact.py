@@ -176,11 +176,39 @@ class Redactor:
         if self._functions:
             return True
         joined = "\x00".join(texts)
-        return any(self._rules[i][0].pattern.search(joined) is not None for i in self._applicable(joined))
+        folded = joined.casefold()
+        # Case folding never shortens a character: equal lengths mean a needle's place in
+        # the folded copy is its place in the text.
+        aligned = len(folded) == len(joined)
+        starts: dict[int, list[int]] = {}
+        for needle, start, _ in self._automaton.find_matches_as_indexes(folded, overlapping=True):
+            for i in self._rules_of[needle]:
+                starts.setdefault(i, []).append(start)
+        for i in sorted({*self._always, *starts}):
+            rule = self._rules[i][0]
+            if rule.reach is not None and aligned and i in starts:
+                if _matches_near(rule.pattern, joined, starts[i], rule.reach):
+                    return True
+            elif rule.pattern.search(joined) is not None:
+                return True
+        return False
 
     def value(self, value: object) -> object:
         """Redact a cell value: strings are scrubbed, other values pass through."""
         return self(value) if isinstance(value, str) else value
+
+
+def _matches_near(pattern: re.Pattern[str], text: str, needles: Sequence[int], reach: int) -> bool:
+    """Whether ``pattern`` matches ``text`` starting at most ``reach`` characters before one
+    of the ``needles`` (their start positions): where a rule with a reach can match at all."""
+    tried: set[int] = set()
+    for start in needles:
+        for position in range(max(0, start - reach), start + 1):
+            if position not in tried:
+                tried.add(position)
+                if pattern.match(text, position) is not None:
+                    return True
+    return False
 
 
 def _applied(function: Callable[[str], str], text: str) -> str:

@@ -43,11 +43,14 @@ class Rule:
     needles: tuple[str, ...]  # case-folded; every match contains one
     #: when set, a match is a secret only if this holds for its secret part
     check: Callable[[str], bool] | None = None
+    #: when set, the most characters a match starts before the needle it contains, so only
+    #: those few positions before each needle are tried (None: the pattern searches the text)
+    reach: int | None = None
 
 
 def _rule(name: str, pattern: str, needles: tuple[str, ...] | str, *, flags: int = 0,
-          check: Callable[[str], bool] | None = None) -> Rule:
-    return Rule(name, re.compile(pattern, flags), (needles,) if isinstance(needles, str) else needles, check)
+          check: Callable[[str], bool] | None = None, reach: int | None = None) -> Rule:
+    return Rule(name, re.compile(pattern, flags), (needles,) if isinstance(needles, str) else needles, check, reach)
 
 
 def _basic_credentials(value: str) -> bool:
@@ -126,9 +129,9 @@ RULES: tuple[Rule, ...] = (
     _rule("age-secret-key", r"\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", "age-secret-key-1"),
     # --- names that say their value is secret (last: provider rules have run) ----------
     _rule("cookie-header", r"\b(?:set-)?cookie\\*[\"']?[ \t]*:[ \t]*\\*[\"']?(?P<secret>[^\r\n\"'\\]+)", "cookie",
-          flags=re.IGNORECASE),
+          flags=re.IGNORECASE, reach=len("set-")),
     _rule("secret-key-value",
           rf"(?:{_SECRET_NAMES})\\*[\"']?[ \t]*(?:=>|:=|[:=])[ \t]*{_VALUE}",
           ("passw", "passphrase", "pwd", "secret", "token", "key", "credential", "creds", "auth"),
-          flags=re.IGNORECASE),
+          flags=re.IGNORECASE, reach=len("subscription_")),  # the longest name before its needle
 )

@@ -222,3 +222,28 @@ def test_one_scan_over_many_cells_finds_whatever_a_scan_per_cell_finds(cells):
     redact = Redactor(environ={"X_SECRET": "hunter22"})
     if any(redact(cell) != cell for cell in cells):
         assert redact.finds_any(cells)
+
+
+# A key/value name is tried only a rule's reach before its needle: the names of the table in
+# every form, with text around them, and letters whose case folding is longer than they are.
+_named = st.sampled_from(["subscription_key", "SUBSCRIPTION-KEY", "webhook.key", "x-api-key", "apikey", "api_key",
+                          "set-cookie", "Set-Cookie", "COOKIE", "authorization", "auth", "passwd", "password", "pwd",
+                          "passphrase", "client_secret", "credentials", "creds", "token", "tokens", "input_tokens",
+                          "=>", ":=", ": ", "=", ":", '"', "'", '\\"', "\\\\", " ", "\t", "\n", "hunter22", "Bearer ",
+                          "ß", "İ", "ﬃ", "x", "_", "-", ".", "\x00"])
+_key_value_texts = st.lists(_named, max_size=16).map("".join)
+
+
+@given(st.lists(_key_value_texts, max_size=6))
+def test_the_scan_near_the_needles_finds_what_a_search_of_the_whole_text_finds(cells):
+    redact = Redactor(environ={"X_SECRET": "hunter22"})
+    joined = "\x00".join(cells)
+    assert redact.finds_any(cells) == any(rule.pattern.search(joined) for rule, _ in redact._rules)
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.reach is not None], ids=lambda rule: rule.name)
+@given(text=_key_value_texts)
+def test_a_rule_with_a_reach_starts_every_match_within_it_of_a_needle(rule, text):
+    for match in rule.pattern.finditer(text):
+        head = match.group().casefold()
+        assert any(head.find(needle, 0, rule.reach + len(needle)) != -1 for needle in rule.needles)
