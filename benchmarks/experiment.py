@@ -7,7 +7,12 @@ the experiment runs the same cases with ``Harness.experiment(concurrency=1 | 8)`
 checked, every run traced, answers checked, pass stored, rows written in dataset order),
 timed until every run is in the store. Modes alternate over ``--rounds``; medians compared.
 
-    python benchmarks/experiment.py [--cases 40] [--rounds 5] [--latency 0.02]
+An experiment has a fixed cost besides its runs: about 10 ms at its end, waiting for the
+writer to store the last wave of runs, and a few ms at its start checking and recording
+its name. Over 200 cases that is noise; over a few dozen it is a few percent of the wall
+time at concurrency 8 (``--cases 40`` shows it).
+
+    python benchmarks/experiment.py [--cases 200] [--rounds 3] [--latency 0.02]
 """
 
 from __future__ import annotations
@@ -104,8 +109,8 @@ async def bare(graph: Any, data: list[dict[str, Any]], concurrency: int) -> None
 def main() -> None:
     global LATENCY
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=int, default=40)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--cases", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--latency", type=float, default=LATENCY, help="seconds per model call")
     args = parser.parse_args()
     LATENCY = args.latency
