@@ -136,15 +136,18 @@ class Redactor:
         #: characters past a cut to redact with the kept text (see :func:`.encode.cut`)
         self.margin = max(MARGIN, max(map(len, literals), default=0) + 1)
 
+    def _needle_starts(self, folded: str) -> dict[int, list[int]]:
+        """Rule -> where its needles start in ``folded`` (a case-folded text), for the rules
+        with a needle there."""
+        starts: dict[int, list[int]] = {}
+        for needle, start, _ in self._automaton.find_matches_as_indexes(folded, overlapping=True):
+            for i in self._rules_of[needle]:
+                starts.setdefault(i, []).append(start)
+        return starts
+
     def _applicable(self, text: str) -> list[int]:
         """The rules worth running on ``text``, in table order."""
-        hits = self._automaton.find_matches_as_indexes(text.casefold(), overlapping=True)
-        if not hits:
-            return list(self._always)
-        found = set(self._always)
-        for needle in {hit[0] for hit in hits}:
-            found |= self._rules_of[needle]
-        return sorted(found)
+        return sorted({*self._always, *self._needle_starts(text.casefold())})
 
     def __call__(self, text: str) -> str:
         for i in self._applicable(text):
@@ -180,10 +183,7 @@ class Redactor:
         # Case folding never shortens a character: equal lengths mean a needle's place in
         # the folded copy is its place in the text.
         aligned = len(folded) == len(joined)
-        starts: dict[int, list[int]] = {}
-        for needle, start, _ in self._automaton.find_matches_as_indexes(folded, overlapping=True):
-            for i in self._rules_of[needle]:
-                starts.setdefault(i, []).append(start)
+        starts = self._needle_starts(folded)
         for i in sorted({*self._always, *starts}):
             rule = self._rules[i][0]
             if rule.reach is not None and aligned and i in starts:
