@@ -253,7 +253,9 @@ async def _run_case(harness: Harness, graph: Any, case: Case, repeat: int, *, na
             deadline = asyncio.timeout(timeout)
             try:
                 async with deadline:
-                    if sync:  # a thread cannot be cancelled: past the timeout it is left to finish unrecorded
+                    # A thread cannot be cancelled: past the timeout it finishes unrecorded,
+                    # and the loop waits for it at its end.
+                    if sync:
                         output = await asyncio.to_thread(graph.invoke, case.input, config=run.config, **kwargs)
                     else:
                         output = await graph.ainvoke(case.input, config=run.config, **kwargs)
