@@ -16,6 +16,7 @@ from typing import Any
 import evaluators
 
 from .. import costs
+from ..schema import sheet
 from ..store import json_text
 from ._model import Finding, FindingKind
 from ._tables import Table
@@ -31,13 +32,12 @@ from ._values import (
     same,
 )
 
-#: The five judge dimensions, in the order ``judge_overall`` takes them.
-JUDGE_DIMENSIONS = ("accuracy_score", "completeness_score", "consistency_score",
-                    "actionability_score", "data_utilization_score")
-#: The six agent_metrics parts, in the order ``agent_overall`` takes them.
-AGENT_PARTS = ("intent_correctness", "plan_quality", "tool_choice_correctness",
-               "tool_completeness", "trajectory_match", "final_answer_quality")
-EVALUATION_PARTS = ("tool_selection_score", "data_quality_score", "synthesis_score")
+#: The five judge dimensions (the judge's scores), in the order ``judge_overall`` takes them.
+JUDGE_DIMENSIONS = sheet("llm_judge_results").columns_of("LLM", "float")
+#: The six agent_metrics parts (its rule scores), in the order ``agent_overall`` takes them.
+AGENT_PARTS = sheet("agent_metrics").columns_of("Rule", "float")
+#: The three parts of an evaluation's overall score.
+EVALUATION_PARTS = sheet("evaluations").columns_of("Rule", "float")
 
 
 class Checker:

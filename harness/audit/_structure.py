@@ -15,14 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ..schema import (
-    CREDIT_SCORE_RANGE,
-    EVAL_STATUSES,
-    RISK_LEVELS,
-    VERIFICATION_STATUSES,
-    Column,
-    Sheet,
-)
+from ..schema import Column, Sheet
 from ._model import Finding, FindingKind
 from ._tables import Table
 from ._values import (
@@ -35,29 +28,6 @@ from ._values import (
     parse_list,
 )
 
-_LO, _HI = CREDIT_SCORE_RANGE
-
-#: Value ranges beyond "a number >= 0" (every number in the sheets is non-negative).
-_RANGES: dict[str, tuple[float, float]] = {
-    "credit_score": (_LO, _HI),
-    "credit_score_mean": (_LO, _HI),
-    "credit_score_std": (0, (_HI - _LO) / 2),  # population std of values in [LO, HI]
-    "credit_score_range": (0, _HI - _LO),
-    "temperature": (0, 2),
-    "confidence": (0, 1),
-}
-#: Rule/Formula/LLM numbers that are not scores in [0, 1].
-_NOT_SCORES = frozenset({
-    "input_cost", "output_cost", "total_cost", "evaluation_cost", "score_std",
-    "credit_score", "credit_score_mean", "credit_score_std", "credit_score_range",
-})
-#: Closed sets of labels (an empty cell is allowed: a failed step has no label).
-_LABELS: dict[str, tuple[str, ...]] = {
-    "risk_level": RISK_LEVELS,
-    "eval_status": EVAL_STATUSES,
-    "verification_status": VERIFICATION_STATUSES,
-    "evaluation_type": ("same_model", "cross_model"),
-}
 #: Sheets whose run_id is not a run of the ``runs`` sheet (spec: an evaluation id).
 RUN_ID_EXEMPT = frozenset({"runs", "cross_model_eval"})
 
@@ -104,17 +74,16 @@ def _list_ok(value: Any) -> bool:
 
 
 def rule_for(column: Column) -> Rule | None:
-    """The type/range rule of a column, from its schema kind, spec type and name."""
-    name, kind = column.name, column.kind
+    """The type/range rule of a column, from what the schema declares of it (kind, spec type,
+    labels, value range)."""
+    kind = column.kind
     if column.spec_type == "UUID":
         return Rule(is_uuid, "a UUID")
-    if name in _LABELS:
-        allowed = _LABELS[name]
+    if column.labels is not None:
+        allowed = column.labels
         return Rule(lambda v: is_empty(v) or v in allowed, "one of " + ", ".join(allowed))
-    if kind in ("int", "float"):
-        lo, hi = _RANGES.get(name, (0, float("inf")))
-        if kind == "float" and name not in _NOT_SCORES and column.spec_type in ("Rule", "Formula", "LLM"):
-            lo, hi = 0, 1
+    if column.value_range is not None:
+        lo, hi = column.value_range
         whole = kind == "int"
         what = "a whole number" if whole else "a number"
         bounds = f" >= {lo:g}" if hi == float("inf") else f" in [{lo:g}, {hi:g}]"
@@ -136,7 +105,7 @@ def _fast_ok(column: Column, rule: Rule, values: set[Any]) -> bool:
     types = set(map(type, filled))
     if column.kind == "datetime":
         return types <= {datetime}
-    if column.kind not in ("int", "float") or column.name in _LABELS or not types <= {float, int}:
+    if column.kind not in ("int", "float") or column.labels is not None or not types <= {float, int}:
         return False
     if not filled:
         return True
