@@ -25,6 +25,7 @@ from google.auth.exceptions import RefreshError, TransportError
 from google.oauth2 import service_account
 from gspread.exceptions import APIError
 from gspread.http_client import HTTPClient
+from harness import config
 from tenacity import (
     RetryCallState,
     Retrying,
@@ -80,7 +81,7 @@ def sheets_client(credentials_file: str | os.PathLike[str] | None = None, *,
     Raises ValueError (one line, never the key) when neither is set, or the file is
     unreadable, not JSON, or not a service-account key.
     """
-    raw = credentials_file if credentials_file is not None else os.environ.get(ENV_CREDENTIALS)
+    raw = config.value(ENV_CREDENTIALS, credentials_file)
     if not raw:
         raise ValueError(f"no Google credentials: pass a service-account key file or set {ENV_CREDENTIALS}")
     path = Path(raw).expanduser()

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from . import config
+
 PRICE_TABLE_VERSION = "2025-10-15"
 #: ``price_table`` of a cost from a price the application registered or a prices file named.
 USER_PRICE_TABLE = "user"
-ENV_PRICES = "HARNESS_PRICES"
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +133,7 @@ def load_prices(path: str | os.PathLike[str]) -> dict[str, Price]:
 
 def load_env_prices() -> None:
     """Register the prices of the file named by ``$HARNESS_PRICES``, if set (once per file)."""
-    path = os.environ.get(ENV_PRICES)
+    path = config.value("HARNESS_PRICES")
     if path and path not in _LOADED:
         load_prices(path)
         _LOADED.add(path)

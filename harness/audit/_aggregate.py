@@ -1,4 +1,5 @@
-"""Statistics over repeated runs (seed 001), with the :mod:`evaluators` functions.
+"""Statistics over repeated runs (pass rate, cost of pass, composite, grades, uplift), with the
+:mod:`evaluators` functions.
 
 A run *passes* when its evaluation status is ``good`` (the status of the overall score its
 evaluation parts give) and its ``log_tests`` verification, recomputed from the rows
@@ -83,7 +84,7 @@ def _stats(values: Iterable[float | None]) -> evaluators.Statistics | None:
 
 
 def summarise(by: str, key: str, runs: Sequence[RunRecord], baseline: float | None = None) -> GroupSummary:
-    """Seed 001 over one group: score statistics, pass rate, cost of pass, the median
+    """The repeated-run statistics of one group: score statistics, pass rate, cost of pass, the median
     of the runs' ``composite_score(pass, evaluation_score)``, its letter grade and its
     uplift over ``baseline`` (a composite)."""
     n = len(runs)

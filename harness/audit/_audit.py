@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import config
 from ..schema import SHEET_NAMES, SHEETS, SHEETS_BY_NAME
 from . import _recompute as recompute
 from ._aggregate import aggregate_runs, plot_data, run_records
@@ -64,7 +65,7 @@ def audit_google_sheet(spreadsheet_id: str, *, client: Any = None, credentials_f
     import gspread
 
     if client is None:
-        credentials = credentials_file or os.environ.get("GOOGLE_APPLICATION_CREDENTIALS")
+        credentials = config.value("GOOGLE_APPLICATION_CREDENTIALS", credentials_file)
         if not credentials:
             raise AuditInputError("no Google credentials: pass --credentials FILE or set GOOGLE_APPLICATION_CREDENTIALS")
         shown = repr(os.fspath(credentials))

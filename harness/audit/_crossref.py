@@ -3,7 +3,7 @@ the rows the other sheets actually hold.
 
 While the sheets are read one by one, :class:`Facts` keeps what these checks (and the
 aggregates) need from each, so a big sheet can be dropped as soon as it has been checked.
-Rules (DESIGN 5 and the run builder):
+Rules (the project's sheet decisions, docs/decisions.md, and the run builder):
 
 - ``total_llm_calls`` = the run's ``llm_calls`` rows;
 - ``total_tokens`` = the sum over the run's calls of prompt + completion tokens, and

@@ -46,7 +46,7 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class GroupSummary:
-    """Seed 001 statistics over the runs of one model, company type or company.
+    """Repeated-run statistics over the runs of one model, company type or company.
 
     ``pass_rate`` = passed runs / runs: a credit run passes when its evaluation status is
     ``good`` and its ``log_tests`` row says ``pass``; a run of a dataset case passes as its

@@ -62,9 +62,9 @@ def main(argv: list[str] | None = None) -> None:
     A ``.env`` file in the working directory fills environment variables that are not
     already set (flags > environment > .env > defaults).
     """
-    from dotenv import load_dotenv
+    from harness import config
 
-    load_dotenv(dotenv_path=".env", override=False)
+    config.load_dotenv()
     debug = "--debug" in (argv if argv is not None else sys.argv)
     if debug:
         (argv if argv is not None else sys.argv).remove("--debug")

@@ -48,8 +48,7 @@ def command(
              "otherwise taken as written).")] = None,
 ) -> None:
     from harness.audit import ArchiveLimits, AuditInputError, audit_google_sheet, audit_workbook
-    from harness.audit._html import write_report
-    from harness.audit._terminal import summary
+    from harness.audit import summary, write_report
     from workflows import (
         EXPECTED_TOOLS,  # names a run's company type from its expected tools
     )

@@ -65,7 +65,7 @@ def command(
         "--resume", help="Resume the last batch run on this store (after a crash or Ctrl-C).")] = False,
 ) -> None:
     from workflows import ProviderError, make_model, resolve_provider
-    from workflows._batch import BatchSettings, run_batch
+    from workflows import BatchSettings, run_batch
 
     names, duplicates = read_companies(companies or [], file)
     if repeats < 1 or repeats > 100:
@@ -129,7 +129,7 @@ def _batch(harness: Any, batch_id: str | None, resume: bool) -> str:
 
 def _sources(kind: str) -> Any:
     if kind == "live":
-        from workflows._live import LiveSources
+        from workflows import LiveSources
 
         return LiveSources()
     return None

@@ -81,14 +81,15 @@ class HarnessCallbackHandler(BaseCallbackHandler):
         status = "interrupted" if is_control_flow(error) else "error"
         self._end(run_id, (ERROR, run_id.int, time.time_ns(), status, describe_error(error), error_type_name(error)))
 
-    def reset(self) -> None:
-        """Release all per-run state (called when the run has been handed on)."""
+    def take(self) -> tuple[list[tuple], dict[int, list[int]], int]:
+        """The log, the streaming counts and the bytes their payloads hold, handed over (no
+        copy: the run has ended); the handler starts afresh."""
         with self._lock:
-            self.log = []
-            self.held = 0
-            self.streamed = {}
+            log, streamed, held = self.log, self.streamed, self.held
+            self.log, self.streamed, self.held = [], {}, 0
             self._overflow = set()
             self._assembly = Assembly()
+        return log, streamed, held
 
     # --- chains: the graph and its nodes --------------------------------------------
     def on_chain_start(

@@ -3,12 +3,12 @@
 :class:`RunRecord` is everything the rows of one run are made from: its callback log, the
 domain rows its nodes logged, and its settings. It holds no handler, lock or store, so the
 same record is written in the host process or handed whole to the writer process
-(:mod:`harness.writers.process`); :func:`write_record` is the one place a run becomes rows.
+(:mod:`harness.writers.process`); :func:`prepare_entry` is the one place a run becomes rows,
+which a writer stores (:mod:`harness.writers.persist`).
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -25,7 +25,6 @@ from .redact import Redactor, host_secrets, portable, redactor
 from .spans import emit_spans
 from .verify import total_sheets_logged, verification_status
 from ..schema import COUNTED_SHEETS, SHEET_NAMES, sheet as sheet_named
-from ..store import Spool, Store, StoreUnavailable
 
 logger = logging.getLogger("harness")
 
@@ -241,20 +240,9 @@ def emit_record_spans(record: RunRecord, tracer: trace.Tracer, outer_span: trace
         record.count_error("span export")
 
 
-def write_record(record: RunRecord, store: Store, spool: Spool | None = None) -> None:
-    """Build, scrub and store the run's rows and its ``log_tests`` row in one transaction;
-    when the store cannot take them now, keep them in ``spool`` (written later).
-
-    Never raises: every failure is logged and counted in ``record.errors``.
-    """
-    entry = prepare_entry(record)
-    if entry is not None:
-        deliver(entry, store, spool, record)
-
-
 def prepare_entry(record: RunRecord) -> dict[str, Any] | None:
-    """The run's spans made (when bound for OTLP) and its scrubbed rows, as the entry
-    :func:`store_run` writes; None when they could not be built (counted)."""
+    """The run's spans made (when bound for OTLP) and its scrubbed rows, as the entry a writer
+    stores (plain data: a spool keeps it as JSON); None when they could not be built (counted)."""
     if record.otlp_endpoint and not record.spans:
         from .telemetry import otlp_tracer
 
@@ -272,62 +260,6 @@ def prepare_entry(record: RunRecord) -> dict[str, Any] | None:
     except Exception:  # noqa: BLE001 - the host never sees harness failures
         record.count_error("building the rows")
         return None
-
-
-def deliver(entry: dict[str, Any], store: Store, spool: Spool | None, record: RunRecord) -> None:
-    """Store one run's scrubbed rows (see :func:`store_run`), or spool them while the store
-    cannot take them; after a success, what the spool holds is written too."""
-    if spool is None or spool.store_may_work():
-        try:
-            problems = store_run(store, entry)
-        except StoreUnavailable as exc:
-            if spool is None:
-                record.count_error(f"storing the run ({exc})")
-                return
-            spool.store_failed(exc)
-        except Exception:  # noqa: BLE001
-            record.count_error("storing the run")
-            return
-        else:
-            for problem in problems:
-                record.count_error(problem)
-            if spool is not None and spool.pending:
-                spool.replay(functools.partial(store_run, store))
-            return
-    record.errors += 1  # counted, not logged per run: the spool warned once
-    if not spool.add(entry):
-        record.count_error("spooling the run")
-
-
-def store_run(store: Store, entry: Mapping[str, Any]) -> list[str]:
-    """Write a run's rows (``entry``: made by :func:`write_record`, or read back from a
-    spool) and its ``log_tests`` row in one transaction; returns the problems met (a sheet
-    the store refused). A run's rows are stored with its ``runs`` row or not at all: a
-    refused ``runs`` row rolls the transaction back and raises."""
-    rows: Mapping[str, list[dict[str, Any]]] = entry["rows"]
-    written = {name: len(sheet_rows) for name, sheet_rows in rows.items()}
-    stored: dict[str, int] = {}
-    problems = []
-    with store.transaction():  # the run's sheets and its log_tests row: one commit
-        for name, outcome in store.write_many(rows).items():
-            if isinstance(outcome, Exception):
-                if name == "runs":
-                    raise outcome
-                problems.append(f"storing {name}: {outcome}")
-            else:
-                stored[name] = outcome
-        if entry["verify"]:
-            try:
-                # a new run has no rows but those the store just accepted
-                counts = {name: stored.get(name, 0) for name in COUNTED_SHEETS}
-                store.replace("log_tests", [log_tests_row(
-                    entry["run_id"], entry["subject"], counts, profile=entry["profile"],
-                    required=entry["required"], written=written, redact=None)])
-            except StoreUnavailable:
-                raise
-            except Exception as exc:  # noqa: BLE001 - the run's rows stand without their verdict
-                problems.append(f"log_tests: {exc}")
-    return problems
 
 
 def log_tests_row(run_id: str, company_name: str | None, counts: Mapping[str, int], *, profile: str,

@@ -1,7 +1,7 @@
 """Event records -> rows of ``langgraph_events``, ``llm_calls``, ``tool_calls`` and ``prompts``.
 
 Pure functions over a run's :class:`~harness.tracing.events.Event` records; the span emitter reads
-the same records. Meanings (DESIGN 5): ``step_number`` is the 1-based order of node
+the same records. Meanings (as docs/sheets.md states them): ``step_number`` is the 1-based order of node
 executions in the run (by start time) and every row made inside a node carries that node's
 step; ``parent_node`` is the node that contains the call; ``call_depth`` counts enclosing
 tool calls (0 = called from a node); ``parent_tool_id`` is the enclosing tool call's id.
@@ -84,17 +84,6 @@ class Tree:
                 tool_parent[e], depth[e] = tool_parent.get(parent), depth.get(parent, 0)
         text_id = {e: str(e.id) for e in events}
         return cls(events, by_id, parents, steps, owner, tool_parent, depth, text_id)
-
-    def step_of(self, event: Event) -> int | None:
-        node = self.owner.get(event)
-        return self.steps.get(node) if node is not None else None
-
-    def enclosing_node(self, event: Event) -> Event | None:
-        """For a node: the node that contains it (subgraphs); for a call: its owning node."""
-        if event.kind != "node":
-            return self.owner.get(event)
-        parent = self.parent.get(event)
-        return self.owner.get(parent) if parent is not None else None
 
     def parent_text_id(self, event: Event) -> str | None:
         parent = self.parent.get(event)

@@ -106,7 +106,7 @@ def test_where_the_stores_directory_is_read_only_the_spool_goes_to_the_cache(tmp
 def test_where_nothing_can_be_written_runs_are_held_in_bounded_memory(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", "/proc/harness-test-cache")
     h = Harness(store="/proc/harness-test/runs.db", writer="inline")
-    spool = h._writes.spool
+    spool = h._writer.spool
     _run(h, "held")
     assert len(spool._memory) == 1
     spool.max_memory_bytes = spool._memory_bytes  # full: the next run is dropped, and counted
