@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from harness.schema import SHEET_NAMES
+from harness.schema import ALL_SHEET_NAMES
 
 from ._errors import UsageError
 from ._open import open_store, run_ids as resolve_runs
@@ -85,7 +85,7 @@ def command(
                            f"({pushed.requests} requests, {pushed.retries} retries, {pushed.seconds:.1f}s)")
         for name in columns:
             table.add_column(name, justify="right")
-        for sheet in SHEET_NAMES:
+        for sheet in ALL_SHEET_NAMES:
             table.add_row(sheet, *(str(values.get(sheet, 0)) for values in columns.values()))
         if columns:
             show(table)
@@ -123,5 +123,5 @@ def _progress(console: Console, label: str) -> Iterator[Callable[[str, int], Non
         yield None
         return
     with Progress(console=console, transient=True) as bar:
-        task = bar.add_task(label, total=len(SHEET_NAMES))
+        task = bar.add_task(label, total=len(ALL_SHEET_NAMES))
         yield lambda sheet, rows: bar.advance(task)

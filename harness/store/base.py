@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import config
-from ..schema import SHEET_NAMES, SHEETS, Sheet, sheet as sheet_named
+from ..schema import ALL_SHEET_NAMES, ALL_SHEETS, SHEET_NAMES, Sheet, sheet as sheet_named
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -339,7 +339,7 @@ class Store:
     def _create_tables(self) -> None:
         """Every table, index and column the schema declares that the store lacks."""
         types = self.sql_types
-        for s in SHEETS:
+        for s in ALL_SHEETS:
             have = self._table_columns(s.name)
             if not have:
                 cols = ", ".join(f'"{c.name}" {types[c.kind]}' for c in s.all_columns)
@@ -373,7 +373,7 @@ class Store:
     @functools.cached_property
     def _insert_sql(self) -> dict[str, str]:
         out = {}
-        for s in SHEETS:
+        for s in ALL_SHEETS:
             names = (ROW_KEY, *s.all_column_names)
             out[s.name] = (f'INSERT INTO "{s.name}" ({_quoted(names)}) VALUES ({self._marks(len(names))}) '
                            f"ON CONFLICT ({ROW_KEY}) DO NOTHING")
@@ -584,7 +584,7 @@ class Store:
             found = [r["run_id"] for r in self.rows("runs", where={"experiment": names}, columns=["run_id"])]
             of_experiment = frozenset(found)
             run_ids = found if run_ids is None else [r for r in run_ids if r in of_experiment]
-        wanted = [sheet_named(name) for name in sheets] if sheets is not None else list(SHEETS)
+        wanted = [sheet_named(name) for name in sheets] if sheets is not None else list(ALL_SHEETS)
         if columns is not None and not isinstance(columns, Mapping):
             every = list(columns)
             unknown = set(every) - {c.name for s in wanted for c in s.all_columns}
@@ -592,7 +592,7 @@ class Store:
                 raise KeyError(f"no sheet read has column(s) {', '.join(sorted(unknown))}")
             columns = {s.name: [n for n in every if n in s.all_column_names] for s in wanted}
         frames = {}
-        for s in sorted(wanted, key=lambda s: SHEET_NAMES.index(s.name)):
+        for s in sorted(wanted, key=lambda s: ALL_SHEET_NAMES.index(s.name)):
             names = list(columns.get(s.name, s.all_column_names)) if columns is not None else list(
                 s.all_column_names)
             frame = pd.DataFrame(list(self.rows(s, run_ids, columns=names)), columns=names)

@@ -36,6 +36,8 @@ MIGRATIONS: tuple[Migration, ...] = (
                  "(the runs a group row covers, written once per group)"),
     Migration(4, "runs.passed (a run's pass/fail against its case's checks) and the experiments table "
                  "(name, graph target, dataset and its hash, git commit, models, when)"),
+    Migration(5, "the scores table (every judgement of a run: built-in checks, judges, user scorers, labels); "
+                 "runs.inputs, runs.outputs and runs.reference (what an experiment's run can be scored again from)"),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -8,9 +8,8 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from ..schema import COUNTED_SHEETS
 from ..store import Spool, Store, StoreUnavailable
-from ..tracing.record import RunRecord, log_tests_row, prepare_entry
+from ..tracing.record import RunRecord, derived_rows, prepare_entry
 
 
 def write_record(record: RunRecord, store: Store, spool: Spool | None = None) -> None:
@@ -51,17 +50,8 @@ def deliver(entry: dict[str, Any], store: Store, spool: Spool | None, record: Ru
 
 def store_entry(store: Store, entry: Mapping[str, Any]) -> list[str]:
     """Write a run's rows (``entry``: made by :func:`~harness.tracing.record.prepare_entry`, or
-    read back from a spool) with its ``log_tests`` row, counted from what the store took, in
-    one transaction (:meth:`Store.write_run`); returns the problems met."""
-    rows: Mapping[str, list[dict[str, Any]]] = entry["rows"]
-    derived = None
-    if entry["verify"]:
-        written = {name: len(sheet_rows) for name, sheet_rows in rows.items()}
-
-        def derived(stored: Mapping[str, int]) -> dict[str, list[dict[str, Any]]]:
-            # a new run has no rows but those the store just took
-            counts = {name: stored.get(name, 0) for name in COUNTED_SHEETS}
-            return {"log_tests": [log_tests_row(entry["run_id"], entry["subject"], counts, profile=entry["profile"],
-                                                required=entry["required"], written=written, redact=None)]}
-
-    return store.write_run(rows, derived=derived)
+    read back from a spool) with what they give (:func:`~harness.tracing.record.derived_rows`:
+    its ``log_tests`` row, counted from what the store took) in one transaction
+    (:meth:`Store.write_run`); returns the problems met."""
+    derived = functools.partial(derived_rows, entry) if entry["verify"] else None
+    return store.write_run(entry["rows"], derived=derived)
