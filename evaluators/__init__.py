@@ -98,6 +98,7 @@ from ._judge import (
     grade_answer,
     is_transient,
     pairwise,
+    grade_trajectory,
 )
 from ._judge_prompts import DIMENSIONS, JUDGE_SYSTEM_PROMPT, JudgeVerdict
 from ._quality import (
@@ -247,6 +248,7 @@ __all__ = [
     "final_answer_quality",
     "generic_run_rows",
     "grade_answer",
+    "grade_trajectory",
     "intent_correctness",
     "is_transient",
     "jaccard_similarity",

@@ -35,6 +35,7 @@ from .writers import Writer, make_writer, writer_kind
 if TYPE_CHECKING:
     from .experiment.compare import Comparison
     from .experiment.runner import Experiment
+    from .experiment.scoring import ScoringSummary
     import pandas as pd
 
 logger = logging.getLogger("harness")
@@ -170,19 +171,40 @@ class Harness:
     def experiment(self, name: str, graph: Any, dataset: Any, *, repeats: int = 1, concurrency: int = 4,
                    timeout: float | None = None, config: Mapping[str, Any] | None = None, context: Any = None,
                    sync: bool = False, append: bool = False, judge: Any = None, shard: tuple[int, int] | None = None,
-                   target: str | None = None) -> Experiment:
+                   target: str | None = None, scorers: Sequence[Any] = ()) -> Experiment:
         """Run ``graph`` over ``dataset`` (a .jsonl/.json/.csv path, or a list of cases) as the
-        experiment ``name`` and return it when every run is written (see
+        experiment ``name`` and return it when every run is written and scored (see
         :mod:`harness.experiment.runner`). ``judge`` is the chat model that grades cases
-        whose ``answer_check`` is ``judge``; ``shard=(k, n)`` runs the cases whose index is k mod n.
-        A taken name is refused unless ``append``."""
+        whose ``answer_check`` is ``judge``; ``scorers`` are your own: functions of
+        ``(run, case)``, sync or async, returning a number, a bool, a :class:`Score` or a dict
+        of them (see :mod:`harness.experiment.scoring`); ``shard=(k, n)`` runs the cases whose
+        index is k mod n. A taken name is refused unless ``append``."""
         from .experiment.runner import run_experiment
 
         return run_experiment(
             self, graph, dataset, name=name, target=target or getattr(graph, "name", None) or type(graph).__name__,
             repeats=repeats, concurrency=concurrency, timeout=timeout, config=config, context=context, sync=sync,
-            append=append, judge=judge, shard=shard,
+            append=append, judge=judge, shard=shard, scorers=scorers,
         )
+
+    def rescore(self, experiment: str, scorers: Sequence[Any], *, replace: bool = False,
+                concurrency: int = 4) -> ScoringSummary:
+        """Score the stored runs of ``experiment`` with ``scorers`` (functions or
+        ``"module:function"``) without running the graph again; ``runs.passed`` follows. A
+        name the experiment already has scores of is refused unless ``replace``."""
+        from .experiment.scoring import rescore
+
+        return rescore(self, experiment, scorers, replace=replace, concurrency=concurrency)
+
+    def label(self, run_id: str, name: str, value: Any, *, comment: str | None = None) -> dict[str, Any]:
+        """A person's judgement of a run (``run_id``: the full id or a unique start of it):
+        ``True``/``False`` (or ``"true"``/``"false"``) is a pass/fail label, a number a value.
+        Written as the run's score ``name`` (source ``human``), replacing an earlier label of
+        that name; ``runs.passed`` follows. Returns the score's row."""
+        from .experiment.scoring import label
+
+        self.flush()
+        return label(self.store, run_id, name, value, comment=comment)
 
     def experiments(self) -> pd.DataFrame:
         """The store's experiments, oldest first: ``name``, what ran (target, dataset and its

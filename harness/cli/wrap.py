@@ -110,6 +110,8 @@ def command(
         help="RunnableConfig to merge (configurable, recursion_limit, ...): JSON or @file.json.")] = None,
     context: Annotated[Optional[str], typer.Option(
         help="LangGraph runtime context (context=): JSON or @file.json.")] = None,
+    scorer: Annotated[Optional[list[str]], typer.Option(
+        "--scorer", help="Your own scorer MODULE:FUNCTION, a function of (run, case) (repeatable); with --dataset.")] = None,
     prices: Annotated[Optional[Path], typer.Option(help="TOML file of model prices that win over the bundled table.")] = None,
     store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL.")] = None,
     out: Annotated[Optional[Path], typer.Option(help="Also export the runs to this .xlsx file.")] = None,
@@ -117,11 +119,13 @@ def command(
     """Check every input first, then run; a dataset's runs form an experiment in the store."""
     from harness.experiment.dataset import DatasetError, load_dataset
     from harness.experiment.runner import ExperimentError, default_name, parse_shard
+    from harness.experiment.scoring import scorers_of
 
     if (input is None) == (dataset is None):
         raise UsageError("give --input (one run) or --dataset (an experiment over its cases)")
     if input is not None:
-        for option, value in (("--experiment", experiment), ("--shard", shard), ("--append", append or None)):
+        for option, value in (("--experiment", experiment), ("--shard", shard), ("--append", append or None),
+                              ("--scorer", scorer or None)):
             if value is not None:
                 raise UsageError(f"{option} goes with --dataset")
     elif any(v is not None for v in (subject, expected_tools, reference_trajectory)):
@@ -134,6 +138,7 @@ def command(
             **({"reference_trajectory": _split(reference_trajectory)} if reference_trajectory is not None else {}),
         }])
         shard_of = parse_shard(shard)
+        scorers = scorers_of(scorer)
     except (DatasetError, ExperimentError) as exc:
         raise UsageError(str(exc)) from None
     run_config = parse_json_option(config, "--config") if config is not None else None
@@ -148,7 +153,7 @@ def command(
     name = (experiment or default_name(target)) if dataset is not None else None
     runs = _run(harness, graph, cases, name=name, target=target, repeats=repeats,
                 concurrency=concurrency or (4 if dataset is not None else 1), timeout=timeout, config=run_config,
-                context=run_context, sync=sync, append=append, shard=shard_of, judge=judge)
+                context=run_context, sync=sync, append=append, shard=shard_of, judge=judge, scorers=scorers)
     run_ids = [run.run_id for run in runs]
     for run in runs:
         if run.status != "completed":
@@ -235,6 +240,29 @@ def _experiment_line(harness: Any, name: str, runs: list) -> None:
     cases = len({r.result.get("case_id") for r in runs})
     print(f"experiment {name}: {len(runs)} run(s) of {cases} case(s), passed {passed}/{len(runs)}"
           f"{f', {failed} failed' if failed else ''}; store {harness.store.display}")
+    print_score_summary(harness.store, [r.run_id for r in runs])
+
+
+def print_score_summary(store: Any, run_ids: list[str], only: set[str] | None = None) -> None:
+    """One line per score name of the runs (``only`` those names, when given): how many passed
+    of those it gates, its mean, and how many could not be scored (the first error, on stderr)."""
+    from harness.view.formats import score
+    from harness.view.read import score_summary
+
+    for entry in score_summary(store, run_ids):
+        if only is not None and entry["name"] not in only:
+            continue
+        parts = [f"{entry['source']} score {entry['name']}: {entry['runs']} run(s)"]
+        if entry["gated"]:
+            parts.append(f"passed {entry['passed']}/{entry['gated']}")
+        if entry["mean"] is not None:
+            parts.append(f"mean {score(entry['mean'])}")
+        if entry["errors"]:
+            parts.append(f"{entry['errors']} not scored")
+        print(", ".join(parts))
+        if entry["first_error"]:
+            print(f"harness: score {entry['name']} could not be made for {entry['errors']} run(s), e.g. "
+                  f"{entry['first_error']}", file=sys.stderr)
 
 
 def _fmt(value: Any, spec: str = "") -> str:

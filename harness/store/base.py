@@ -446,6 +446,29 @@ class Store:
                     problems.append(f"{name}: {exc}")
         return problems
 
+    def write_scores(self, rows: Sequence[Mapping[str, Any]], *, replace: bool = False,
+                     passed: Callable[[str | None, list[int | None]], bool | None]) -> int:
+        """Write scores rows and, in the same transaction, each of their runs' pass:
+        ``passed(status, every pass of the run's scores)`` (the one definition, given by the
+        caller), stored in ``runs.passed``. ``replace``: a score of the same run and name is
+        overwritten; else it is kept and the new one skipped. Returns the rows written."""
+        if not rows:
+            return 0
+        ids = list(dict.fromkeys(str(r["run_id"]) for r in rows))
+        mark = self.placeholder
+        with self.transaction():
+            written = self.replace("scores", rows) if replace else self._insert(sheet_named("scores"), rows)
+            statuses = {r["run_id"]: r["status"] for r in self.rows("runs", ids, columns=["run_id", "status"])}
+            passes: dict[str, list[int | None]] = {run_id: [] for run_id in statuses}
+            for r in self.rows("scores", ids, columns=["run_id", "passed"]):
+                passes.setdefault(r["run_id"], []).append(r["passed"])
+            updates = []
+            for run_id, status in statuses.items():
+                verdict = passed(status, passes.get(run_id, []))
+                updates.append((None if verdict is None else int(verdict), run_id))
+            self._executemany(f'UPDATE "runs" SET passed = {mark} WHERE run_id = {mark}', updates)
+        return written
+
     def replace(self, sheet: str | Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
         """Insert rows, or overwrite in place any row with the same ``row_key`` (for rows
         that are recomputed, like a run's ``log_tests``): a replaced row keeps its place in

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evaluators import aggregate
+from evaluators import aggregate, pass_rate
 
 from . import plots
 from .formats import MISSING, duration, money, number, score
@@ -38,7 +38,8 @@ class ExperimentSummary:
     priced: int
     evaluation_mean: float | None
     evaluated: int
-    pass_rate: float | None = None  # passed runs / runs with a stored pass (runs.passed)
+    pass_rate: float | None = None  # passed runs / runs with a pass (runs.passed: evaluators.run_passed)
+    judged: int = 0  # runs with a pass
 
 
 def _p95(values: Sequence[float]) -> float:
@@ -62,8 +63,7 @@ def summarise(name: str, rows: Sequence[Mapping[str, Any]]) -> ExperimentSummary
         tokens_total=int(sum(tokens)), tokens_mean=aggregate(tokens).mean if tokens else None,
         cost_total=math.fsum(costs) if costs else None, priced=len(costs),
         evaluation_mean=aggregate(scores).mean if scores else None, evaluated=len(scores),
-        pass_rate=(sum(r["passed"] == 1 for r in judged) / len(judged)) if (judged := [
-            r for r in rows if r.get("passed") is not None]) else None)
+        **dict(zip(("pass_rate", "judged"), pass_rate(r.get("passed") for r in rows))))
 
 
 def summarise_all(rows: Iterable[Mapping[str, Any]], order: Sequence[str] = ()) -> list[ExperimentSummary]:
@@ -94,7 +94,7 @@ def summaries_html(summaries: Sequence[ExperimentSummary], rows: Iterable[Mappin
             "<th>Evaluation score (mean)</th></tr>")
     body = "".join(
         f"<tr><td>{_e(s.name)}</td><td class=num>{s.runs:,}</td><td class=num>{s.completed:,}</td>"
-        f"<td class=num>{s.failed:,}</td><td class=num>{s.cases:,}</td><td class=num>{_rate(s.pass_rate)}</td>"
+        f"<td class=num>{s.failed:,}</td><td class=num>{s.cases:,}</td><td class=num>{_rate(s.pass_rate)}{_of(s.judged, s.runs, 'with a pass')}</td>"
         f"<td class=num>{duration(s.latency_median_ms)}</td><td class=num>{duration(s.latency_p95_ms)}</td>"
         f"<td class=num>{number(s.tokens_mean, 3)}</td>"
         f"<td class=num>{money(s.cost_total)}{_of(s.priced, s.runs, 'priced')}</td>"

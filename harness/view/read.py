@@ -45,6 +45,8 @@ _SCORE_COLUMNS = {
                       "answer_details"),
     "log_tests": ("run_id", "verification_status", "profile", "total_sheets_logged"),
 }
+#: The columns of a run's scores (the scores sheet) a view shows.
+_SCORES_COLUMNS = ("run_id", "name", "value", "passed", "explanation", "source", "scorer", "error")
 #: Runs read per query when many are loaded at once (the report).
 _CHUNK = 400
 
@@ -108,11 +110,12 @@ def load_runs(store: Store, run_ids: Sequence[str], *, clip: int | None = None) 
         tools = _grouped(store.rows("tool_calls", ids, columns=_TOOL_COLUMNS, clip=clip, decode_json=clip is None))
         scored = {sheet: {row["run_id"]: row for row in store.rows(sheet, ids, columns=columns)}
                   for sheet, columns in _SCORE_COLUMNS.items()}
+        listed = _grouped(store.rows("scores", ids, columns=_SCORES_COLUMNS))
         for run_id in chunk:
             if run_id in runs:
                 run = runs[run_id]
                 yield _view(run, events.get(run_id, []), llm.get(run_id, []), tools.get(run_id, []),
-                            {sheet: rows.get(run_id) for sheet, rows in scored.items()})
+                            {sheet: rows.get(run_id) for sheet, rows in scored.items()}, listed.get(run_id, []))
 
 
 def _grouped(rows: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -123,7 +126,8 @@ def _grouped(rows: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
 
 
 def _view(run: dict[str, Any], events: list[dict[str, Any]], llm: list[dict[str, Any]],
-          tools: list[dict[str, Any]], scored: Mapping[str, dict[str, Any] | None]) -> RunView:
+          tools: list[dict[str, Any]], scored: Mapping[str, dict[str, Any] | None],
+          listed: list[dict[str, Any]]) -> RunView:
     executions = _executions(events)
     calls = {row["llm_call_id"]: row for row in llm} | {row["tool_call_id"]: row for row in tools}
     tree = _tree(executions, calls)
@@ -135,7 +139,9 @@ def _view(run: dict[str, Any], events: list[dict[str, Any]], llm: list[dict[str,
     start = next((t for t in (epoch_ms(graph and graph["started_at"]), epoch_ms(run.get("started_at")),
                               min((s for s, _ in times), default=None)) if t is not None), None)
     span = max(end - start for _, end in times) if times and start is not None else (run.get("total_time_ms") or 0.0)
-    return RunView(run=run, tree=tree, scores=_scores(run, scored), started_ms=start, span_ms=span)
+    scores = {"passed": None if run.get("passed") is None else bool(run["passed"]),
+              "list": [{k: v for k, v in row.items() if k != "run_id"} for row in listed], **_scores(run, scored)}
+    return RunView(run=run, tree=tree, scores=scores, started_ms=start, span_ms=span)
 
 
 def _executions(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -228,7 +234,7 @@ def _json_or_text(preview: str | None) -> Any:
 
 def _case(run: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """A dataset case's outcome: passed, and the answer check (what was compared, its score)."""
-    if run.get("passed") is None:
+    if run.get("case_id") is None or run.get("passed") is None:
         return None
     details = (metrics or {}).get("answer_details")
     answer = details if isinstance(details, dict) and "check" in details else None
@@ -271,3 +277,29 @@ def _scores(run: Mapping[str, Any], scored: Mapping[str, dict[str, Any] | None])
         "log_test": log and {"status": log["verification_status"], "profile": log["profile"],
                              "sheets_logged": log["total_sheets_logged"]},
     }
+
+
+def score_summary(store: Store, run_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """Per score name of the runs (in the order names first appear): runs scored, the mean
+    value, how many passed of the runs it gates, how many could not be scored and the first
+    such error, and its source."""
+    out: dict[str, dict[str, Any]] = {}
+    for start in range(0, len(run_ids), _CHUNK):
+        for row in store.rows("scores", list(run_ids[start:start + _CHUNK]),
+                              columns=["name", "value", "passed", "source", "error", "run_id"]):
+            entry = out.setdefault(row["name"], {"name": row["name"], "source": row["source"], "runs": 0,
+                                                 "values": [], "passed": 0, "gated": 0, "errors": 0,
+                                                 "first_error": None})
+            entry["runs"] += 1
+            if row["value"] is not None:
+                entry["values"].append(row["value"])
+            if row["passed"] is not None:
+                entry["gated"] += 1
+                entry["passed"] += int(row["passed"])
+            if row["error"]:
+                entry["errors"] += 1
+                entry["first_error"] = entry["first_error"] or f"run {row['run_id']}: {row['error']}"
+    for entry in out.values():
+        values = entry.pop("values")
+        entry["mean"] = sum(values) / len(values) if values else None
+    return list(out.values())

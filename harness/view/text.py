@@ -27,6 +27,13 @@ def _status(value: str | None) -> Text:
     return Text(value or MISSING, style=_STATUS_STYLE.get(value or "", ""))
 
 
+def _pass(value: Any) -> Text:
+    """A run's pass: yes, no, or — (it has no score that gates it)."""
+    if value is None:
+        return Text(MISSING, style="dim")
+    return Text("yes", style="green") if value else Text("no", style="bold red")
+
+
 @dataclass(frozen=True, slots=True)
 class _Column:
     header: str
@@ -47,6 +54,7 @@ _RUN_COLUMNS = (
     _Column("workflow", lambda r: r.get("workflow") or "", 7, wraps=True),
     _Column("subject", lambda r: r.get("company_name") or "", 2, wraps=True),
     _Column("status", lambda r: _status(r.get("status")), 8),
+    _Column("pass", lambda r: _pass(r.get("passed")), 8),
     _Column("time", lambda r: duration(r.get("total_time_ms")), 5, justify="right"),
     _Column("tokens", lambda r: number(r.get("total_tokens")), 0, justify="right"),
     _Column("cost", lambda r: money(r.get("total_cost")), 1, justify="right"),
@@ -228,12 +236,27 @@ def _ratio(value: Any) -> str:
 
 
 def scores_table(scores: Mapping[str, Any]) -> Table:
-    """One line per kind of score the run has."""
+    """One line per score of the run (its scores sheet: checks, judges, scorers, labels), led by
+    its pass; a run recorded before scores had a sheet of their own shows one line per kind."""
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
     table.add_column(justify="right")
     table.add_column()
     table.add_column(style="dim")
+    listed = scores.get("list") or []
+    if listed:
+        verdict = scores.get("passed")
+        table.add_row("pass", "", _pass(verdict), "every score that gates the run holds" if verdict else
+                      "a score that gates the run does not hold" if verdict is not None else
+                      "no score gates the run")
+        for s in listed:
+            gate = "" if s.get("passed") is None else ("pass" if s["passed"] else "fail")
+            detail = s.get("error") or s.get("explanation") or ""
+            value = "" if s.get("value") is None else score(s["value"])
+            table.add_row(s["name"], value, _status_word(gate if not s.get("error") else "error"),
+                          Text(f"{s.get('source')} · {abbreviate(detail, 200)}" if detail else str(s.get("source")),
+                               style="red" if s.get("error") else "dim"))
+        return table
 
     def names(values: Any) -> str:
         return ", ".join(values) if values else MISSING

@@ -15,6 +15,8 @@ def test_harness_exports_exactly_its_public_api():
         # experiments
         "Case", "Comparison", "Dataset", "DatasetError", "Experiment", "ExperimentError", "UnknownExperiment",
         "load_dataset", "load_prices", "register_price",
+        # scores
+        "RunSnapshot", "Score",
     ])
     for name in harness.__all__:
         assert hasattr(harness, name), name

@@ -65,11 +65,14 @@ def test_a_failed_run_marks_the_failing_node_and_tool_with_their_error(store, re
 def test_scores_come_from_every_sheet_that_has_them(store, recorded):
     credit = load_run(store, recorded.credit).scores
     assert set(k for k, v in credit.items() if v) == {"tool_selection", "trajectory", "evaluation", "judge",
-                                                      "agent_metrics", "log_test"}
+                                                      "agent_metrics", "log_test", "passed", "list"}
+    assert {s["name"] for s in credit["list"]} >= {"evaluation", "judge", "log_test", "tool_f1"}
+    assert credit["passed"] is (credit["evaluation"]["status"] == "good" and credit["log_test"]["status"] == "pass")
     assert credit["evaluation"]["status"] in ("good", "average", "bad")
     assert credit["log_test"] == {"status": "pass", "profile": "credit", "sheets_logged": 12}
     agent = load_run(store, recorded.agent).scores
     assert agent["tool_selection"]["f1"] == 1.0 and agent["judge"] is None and agent["evaluation"] is None
+    assert agent["passed"] is None  # a traced run whose scores do not gate it has no pass
     assert agent["trajectory"]["match"] == 1.0 and agent["trajectory"]["missing"] == []
 
 

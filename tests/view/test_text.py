@@ -48,7 +48,7 @@ def test_the_tree_lists_every_node_and_call_in_order_with_its_timeline(store, re
         positions.append(text.index(name, positions[-1] + 1 if positions else 0))
     assert "└─ tool lookup" in text and "   └─ tool lookup" in text  # the nested call sits under its caller
     assert "11 → 7 tokens" in text and "first token" in text and '{"query":"facts"} →' in text
-    assert "█" in text and "scores" in text and "tool F1" in text and "trajectory" in text
+    assert "█" in text and "scores" in text and "tool_f1" in text and "trajectory_match" in text and "no score gates the run" in text
 
 
 def test_a_failed_run_shows_its_error_under_the_header_and_on_its_entries(store, recorded):
