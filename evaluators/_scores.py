@@ -76,8 +76,8 @@ def _one(name: str, result: Any) -> ScoreResult:
 def score_results(name: str, result: Any) -> list[ScoreResult]:
     """A scorer's return value as named scores. ``name`` is the scorer's own name: a number is
     its value; a bool is value 1 or 0 and its pass; a :class:`Score` keeps its fields (its
-    ``name``, if set, replaces the scorer's); a mapping gives one score per key, each any of
-    those. Anything else, NaN or an infinity is a score with an error and no value, which
+    ``name``, if set, replaces the scorer's); a mapping gives one score per key (the key is its
+    name), each any of those. Anything else, NaN or an infinity is a score with an error and no value, which
     does not pass: the scorer failed, the run is not judged to have passed."""
     if isinstance(result, Mapping) and not isinstance(result, Score):
         if not result:
@@ -89,7 +89,7 @@ def score_results(name: str, result: Any) -> list[ScoreResult]:
             elif isinstance(value, Mapping):
                 out.append(ScoreResult(key, None, False, "", _problem(value)))
             else:
-                out += score_results(key, value)
+                out.append(_one(key, value))  # the key names it (a Score's own name is for a lone Score)
         return out
     if isinstance(result, Score) and result.name:
         return [_one(result.name, result)]
