@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness.tracing.redact import Redactor  # noqa: E402
+from harness.tracing.redact import Redactor
 
 SIZE = 10_000
 
@@ -62,7 +62,7 @@ def texts() -> dict[str, str]:
     return {"prose": prose, "json": tool_json, "env file": env_file, "no needles": plain}
 
 
-def _median_us(fn: Callable[[], object], samples: list[float]) -> None:
+def _time_us(fn: Callable[[], object], samples: list[float]) -> None:
     t0 = time.perf_counter()
     fn()
     samples.append((time.perf_counter() - t0) * 1e6)
@@ -78,11 +78,11 @@ def main() -> None:
     for name, text in texts().items():
         cells = [text[i:i + 500] for i in range(0, len(text), 500)]
         times: dict[str, list[float]] = {"scrub": [], "scrub none": [], "scan": [], "scan none": []}
+        calls = {"scrub": lambda t=text: with_rules(t), "scrub none": lambda t=text: without(t),
+                 "scan": lambda c=cells: with_rules.finds_any(c), "scan none": lambda c=cells: without.finds_any(c)}
         for _ in range(args.rounds):
-            _median_us(lambda: with_rules(text), times["scrub"])
-            _median_us(lambda: without(text), times["scrub none"])
-            _median_us(lambda: with_rules.finds_any(cells), times["scan"])
-            _median_us(lambda: without.finds_any(cells), times["scan none"])
+            for key, call in calls.items():
+                _time_us(call, times[key])
         m = {key: statistics.median(values) for key, values in times.items()}
         print(f"{name:>12}  {len(text):6d}  {m['scrub']:11.0f}  {m['scrub none']:6.0f}  "
               f"{m['scrub'] / m['scrub none']:6.1f}  {m['scan']:10.0f}  {m['scan none']:6.0f}  "
