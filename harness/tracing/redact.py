@@ -14,7 +14,7 @@ import logging
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
 import ahocorasick_rs
 
@@ -90,8 +90,12 @@ def portable(rules: Iterable[re.Pattern[str] | Callable[[str], str]]) -> bool:
 
 
 def _forms(value: str) -> set[str]:
-    """A secret as it may appear: as is, escaped inside JSON text, quoted in a URL."""
-    return {value, json.dumps(value, ensure_ascii=False)[1:-1], quote(value, safe="")}
+    """A secret as it may appear: as is, escaped inside JSON text (once, or twice when the
+    text is itself a JSON string), in a Python repr, quoted in a URL (``/`` kept or not,
+    spaces as ``%20`` or ``+``)."""
+    escaped = json.dumps(value, ensure_ascii=False)[1:-1]
+    return {value, escaped, json.dumps(escaped, ensure_ascii=False)[1:-1], repr(value)[1:-1],
+            quote(value, safe=""), quote(value), quote_plus(value)}
 
 
 def _secret_groups(pattern: re.Pattern[str]) -> tuple[str, ...]:
