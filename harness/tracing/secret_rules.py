@@ -37,9 +37,20 @@ from dataclasses import dataclass
 #: The longest secret a fixed-length rule matches (a Slack configuration token: 170).
 MAX_FIXED_CHARS = 256
 
-#: Environment variables whose values are secrets: names ending in one of these words.
-SECRET_ENV_NAME = re.compile(r"(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|APIKEY|CREDENTIALS?|AUTH)$",
-                             re.IGNORECASE)
+#: Environment variables whose values are secrets, after the keyword lists of detect-secrets
+#: and gitleaks: names ending in one of these words, in any case, after ``_`` or as the whole
+#: name (``MY_SERVICE_PWD``, ``PASSWORD``, ``my_db_dsn``, ``X_CONNECTION_STRING``); the words
+#: that end no ordinary word also glued to what is before them (``PGPASSWORD``, ``GITHUBTOKEN``).
+SECRET_ENV_NAME = re.compile(
+    r"(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN)$"
+    r"|(?:^|_)(?:PWD|PASS|KEY|APIKEY|CREDENTIALS?|AUTH|PRIVATE|DSN|CONN(?:ECTION)?_?STR(?:ING)?)$",
+    re.IGNORECASE)
+#: Names of that form that are no secret (in any case): the shell's working directory, whose
+#: value is a path that would be redacted wherever a run mentions it.
+NOT_SECRET_ENV_NAMES = frozenset({"PWD"})
+#: A URL with a password (``postgresql://user:password@host/db``) in a variable's value: whatever
+#: the variable's name (``DATABASE_URL``, ``REDIS_URL``, ``http_proxy``), the password is a secret.
+URL_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^\s/?#@:]*:(?P<password>[^\s/?#]+)@", re.IGNORECASE)
 #: Shorter values of those variables are not redacted (they would match ordinary words).
 MIN_ENV_SECRET_CHARS = 8
 

@@ -1,7 +1,7 @@
 """Every rule's secret after every separator, through every channel a run's text takes.
 
-A tool of a real LangGraph graph returns each case's text (a secret of one rule, or an
-environment secret, after one separator: a line break, a tab, a JSON escape, a quote, URL
+A tool of a real LangGraph graph returns each case's text (a secret of one rule, or one of
+the host's environment secrets written bare, after one separator: a line break, a tab, a JSON escape, a quote, URL
 encoding ...); the run is traced once per module and read back where it landed: the SQLite
 store (its tool cells, the database file, its write-ahead log), the spool of a store that
 could not take it, the xlsx export (through openpyxl), a Google Sheets push (through the
@@ -36,10 +36,13 @@ from tests.support.sheets_server import SheetsServer
 
 from . import graphs
 
-#: An environment secret, named as the issue found one stored (see also test_secret_rules).
-ENV_NAME, ENV_VALUE = "ACME_API_KEY", "envsecret-0123456789"
+#: The host's environment secrets: a key, a password named as one was found stored bare, the
+#: password of a URL (see test_secret_rules for every name form).
+ENVIRONMENT = {"ACME_API_KEY": "envsecret-0123456789", "MY_SERVICE_PWD": "pwd-s3cret-value",
+               "DATABASE_URL": "postgresql://app:url-passw0rd-x@db.internal/prod"}
 #: kind of secret -> (as a line writes it, the part that must never be kept)
-KINDS = {**WRITTEN, "environment": (ENV_VALUE, ENV_VALUE)}
+KINDS = {**WRITTEN, "environment *_API_KEY": ("envsecret-0123456789",) * 2,
+         "environment *_PWD": ("pwd-s3cret-value",) * 2, "environment *_URL password": ("url-passw0rd-x",) * 2}
 #: case number -> (kind, separator)
 CASES = dict(enumerate((kind, separator) for kind in sorted(KINDS) for separator in SEPARATORS))
 _CASE = re.compile(r'"case":\s*(\d+)')
@@ -119,7 +122,8 @@ def landed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Landed]:
     """Where the cases' text landed (see the module's docstring)."""
     tmp = tmp_path_factory.mktemp("encodings")
     with pytest.MonkeyPatch.context() as env:
-        env.setenv(ENV_NAME, ENV_VALUE)
+        for name, value in ENVIRONMENT.items():
+            env.setenv(name, value)
         exporter = InMemorySpanExporter()
         provider = TracerProvider()
         provider.add_span_processor(SimpleSpanProcessor(exporter))

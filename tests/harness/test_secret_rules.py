@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from harness import REDACTED, Redactor
 from harness.tracing.encode import PREVIEW_CHARS, cut, preview
 from harness.tracing.redact import MARGIN
-from harness.tracing.secret_rules import RULES
+from harness.tracing.secret_rules import MIN_ENV_SECRET_CHARS, RULES
 from tests.support.secrets import EXAMPLES, ORDINARY, SEPARATORS, WRITTEN, around
 
 
@@ -66,16 +66,59 @@ def test_key_value_forms_in_text_json_and_headers_are_redacted(text, secret):
     assert secret not in out and REDACTED in out
 
 
-@pytest.mark.parametrize("name", ["SERVICE_KEY", "GH_TOKEN", "APP_SECRET", "DB_PASSWORD", "SMTP_PASS", "MAPS_APIKEY",
-                                  "GCP_CREDENTIALS", "PROXY_AUTH", "PASSWORD"])
+# --- environment secrets ------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", [
+    # a word after "_", as the issue found them stored: MY_SERVICE_PWD
+    "MY_SERVICE_PWD", "DB_PASSWD", "SMTP_PASS", "DB_PASSWORD", "KEY_PASSPHRASE", "APP_SECRET", "GH_TOKEN",
+    "SERVICE_KEY", "MAPS_APIKEY", "GCP_CREDENTIAL", "GCP_CREDENTIALS", "PROXY_AUTH", "APP_PRIVATE", "Y_PRIVATE_KEY",
+    "MY_DB_DSN", "SENTRY_DSN", "X_CONNECTION_STRING", "DB_CONN_STRING", "DB_CONNSTR", "FOO_AUTH",
+    # the whole name
+    "PASSWORD", "PASSWD", "SECRET", "TOKEN", "KEY", "APIKEY", "AUTH", "DSN", "CREDENTIALS",
+    # glued: the words that end no ordinary word
+    "PGPASSWORD", "MYSQLPASSWD", "GITHUBTOKEN", "CLIENTSECRET",
+    # any case
+    "my_service_pwd", "db_password", "My_Db_Dsn", "x_connection_string", "github_token",
+])
 def test_values_of_secret_named_environment_variables_are_redacted(name):
     redact = Redactor(environ={name: "v4lue-0f-the-secret", "HOME": "/root/home-dir"})
     assert redact("sent v4lue-0f-the-secret from /root/home-dir") == f"sent {REDACTED} from /root/home-dir"
 
 
+@pytest.mark.parametrize("name", [
+    "PWD", "pwd", "OLDPWD",  # the shell's working directories: paths
+    "PATH", "HOME", "SHELL", "KEYBOARD_LAYOUT", "TOKENIZERS_PARALLELISM", "MAX_TOKENS", "SSH_AUTH_SOCK",
+    "PASSWORD_STORE_DIR", "KEYRING_BACKEND", "AUTHOR_NAME", "MONKEY", "BYPASS", "OAUTHLIB_INSECURE_TRANSPORT",
+    "TOKEN_LIMIT", "SECRETS_DIR", "DSN_TIMEOUT", "PRIVATE_MODE",
+])
+def test_environment_variables_whose_names_say_no_secret_are_left_alone(name):
+    value = "/home/user/projects/agent-harness"
+    assert Redactor(environ={name: value})(f"working in {value}") == f"working in {value}"
+
+
 def test_short_values_of_secret_named_variables_are_not_redacted():
-    redact = Redactor(environ={"FEATURE_AUTH": "on", "RETRY_KEY": "1234567"})
-    assert redact("auth on, retry 1234567") == "auth on, retry 1234567"
+    redact = Redactor(environ={"FEATURE_AUTH": "on", "RETRY_KEY": "1234567", "DB_PWD": "7-chars"})
+    assert redact("auth on, retry 1234567, pwd 7-chars") == "auth on, retry 1234567, pwd 7-chars"
+
+
+def test_the_minimum_length_of_an_environment_secret_is_the_documented_one():
+    short, enough = "x" * (MIN_ENV_SECRET_CHARS - 1), "y" * MIN_ENV_SECRET_CHARS
+    redact = Redactor(environ={"A_PWD": short, "B_PWD": enough})
+    assert redact(f"{short} {enough}") == f"{short} {REDACTED}"
+
+
+def test_the_password_of_a_url_in_any_variable_is_a_secret_and_the_url_stays_readable():
+    redact = Redactor(environ={"DATABASE_URL": "postgresql://app:db-passw0rd-1@db.internal:5432/prod",
+                               "http_proxy": "http://me:pr%40xy-pass@proxy:3128"})
+    assert redact("retrying with db-passw0rd-1") == f"retrying with {REDACTED}"
+    assert redact("postgresql://app:db-passw0rd-1@db.internal:5432/prod") == \
+        f"postgresql://app:{REDACTED}@db.internal:5432/prod"
+    assert redact("proxy password pr@xy-pass, quoted pr%40xy-pass") == f"proxy password {REDACTED}, quoted {REDACTED}"
+
+
+def test_a_short_url_password_is_redacted_where_the_url_is_written_but_not_as_a_word():
+    redact = Redactor(environ={"DATABASE_URL": "postgresql://u:p@h/db"})
+    assert redact("connect postgresql://u:p@h/db, p is for page") == f"connect postgresql://u:{REDACTED}@h/db, p is for page"
 
 
 def test_an_environment_secret_is_found_escaped_in_json_and_quoted_in_a_url():
