@@ -229,7 +229,7 @@ def test_any_text_a_tool_returns_is_stored_without_its_secret(inline_harness, ki
 
     with inline_harness.run(subject="property") as run:
         graphs.single_node(node).invoke({"log": []}, run.config)
-    (row,) = inline_harness.sheets([run.run_id])["tool_calls"][["tool_input", "tool_output"]].itertuples(index=False)
+    (row,) = inline_harness.sheets([run.run_id], sheets=["tool_calls"])["tool_calls"][["tool_input", "tool_output"]].itertuples(index=False)
     cells = json.dumps(list(row))
     assert secret not in cells and REDACTED in cells
 
@@ -244,5 +244,5 @@ def test_ordinary_text_after_any_separator_is_stored_as_the_tool_returned_it(inl
 
     with inline_harness.run(subject="ordinary") as run:
         graphs.single_node(node).invoke({"log": []}, run.config)
-    stored = inline_harness.sheets([run.run_id])["tool_calls"]["tool_output"].tolist()
+    stored = inline_harness.sheets([run.run_id], sheets=["tool_calls"])["tool_calls"]["tool_output"].tolist()
     assert sorted(stored) == sorted(texts)
