@@ -94,18 +94,18 @@ def _start(word: str = r"\w") -> str:
     return "(?:" + "|".join([f"(?<!{word})", *(f"(?<={escape})" for escape in _ESCAPES)]) + ")"
 
 
-def _head(*heads: str) -> str:
+def _head(*heads: str, word: str = r"\w") -> str:
     """A rule's first characters, one of ``heads`` (each of one fixed width), at the left
-    boundary. The boundary is checked after the head, looking back over it, so the pattern
-    begins with the head's text, which the regex engine searches for quickly instead of
-    trying the boundary at every position."""
-    return "(?:" + "|".join(f"{head}(?<={_start()}{head})" for head in heads) + ")"
+    boundary (:func:`_start` of ``word``). The boundary is checked after the head, looking
+    back over it, so the pattern begins with the head's text, which the regex engine searches
+    for quickly instead of trying the boundary at every position."""
+    return "(?:" + "|".join(f"{head}(?<={_start(word)}{head})" for head in heads) + ")"
 
 
 #: Blanks between a name and its value, or a scheme and its token, also JSON-escaped
 #: (``\t``, at any depth) and URL-encoded (``%20``, ``%09``).
-_BLANK = r"(?:[ \t]|\\+t|%20|%09)"
-_SPACE = r"(?:\s|\\+[nrt]|%20|%09|%0[AaDd])"
+_BLANK = r"(?:[ \t]|\\+t|%(?:20|09))"
+_SPACE = r"(?:\s|\\+[nrt]|%(?:20|09|0[AaDd]))"
 #: A quote around a name, also JSON-escaped (at any depth) and URL-encoded (``%22``, ``%27``).
 _QUOTE = r"""(?:\\*["']?|%2[27])"""
 
@@ -167,7 +167,8 @@ RULES: tuple[Rule, ...] = (
     _rule("sendgrid-key", _head(r"SG\.") + r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}", "sg."),
     _rule("twilio-key", _head("SK") + r"[0-9a-fA-F]{32}\b", "sk"),
     _rule("mailgun-key", _head("key-") + r"[0-9a-z]{32}\b", "key-"),
-    _rule("azure-ad-client-secret", _start("[A-Za-z0-9_~.]") + r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}", "q~"),
+    _rule("azure-ad-client-secret", _head(r"[A-Za-z0-9_~.]{3}\dQ~", word="[A-Za-z0-9_~.]") + "[A-Za-z0-9_~.-]{31,34}",
+          "q~"),
     _rule("shopify-token", _head("shp") + "(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", "shp"),
     _rule("databricks-token", _head("dapi") + r"[a-f0-9]{32}(?:-\d)?", "dapi"),
     _rule("digitalocean-token", _head("do[opr]_v1_") + "[a-f0-9]{64}", "_v1_"),
