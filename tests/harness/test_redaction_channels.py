@@ -1,12 +1,13 @@
 """Every rule's secret after every separator, through every channel a run's text takes.
 
 A tool of a real LangGraph graph returns each case's text (a secret of one rule, or one of
-the host's environment secrets written bare, after one separator: a line break, a tab, a JSON escape, a quote, URL
-encoding ...); the run is traced once per module and read back where it landed: the SQLite
-store (its tool cells, the database file, its write-ahead log), the spool of a store that
-could not take it, the xlsx export (through openpyxl), a Google Sheets push (through the
-local Sheets server), the spans (an in-memory exporter); each case is also logged through
-the ``harness`` logger's filter, as a message and as an exception.
+the host's environment secrets written bare, after one separator: a line break, a tab, a
+JSON escape, a quote, URL encoding ...); the run is traced once per module and read back
+where it landed: the SQLite store (its tool cells, the database file, its write-ahead
+log), the spool of a store that could not take it, the xlsx export (through openpyxl), a
+Google Sheets push (through the local Sheets server), the spans (an in-memory exporter);
+each case is also logged through the ``harness`` logger's filter, as a message and as an
+exception.
 """
 
 from __future__ import annotations
@@ -207,7 +208,8 @@ def inline_harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness
     harness.close()
 
 
-_around_text = st.lists(st.sampled_from([*ORDINARY, "x", "\n", "\t", "\\", '"', "'", "%0A", "é"]), max_size=3).map("".join)
+_around_text = st.lists(st.sampled_from([*ORDINARY, "x", "\n", "\t", "\\", '"', "'", "%0A", "é"]),
+                        max_size=3).map("".join)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -229,8 +231,9 @@ def test_any_text_a_tool_returns_is_stored_without_its_secret(inline_harness, ki
 
     with inline_harness.run(subject="property") as run:
         graphs.single_node(node).invoke({"log": []}, run.config)
-    (row,) = inline_harness.sheets([run.run_id], sheets=["tool_calls"])["tool_calls"][["tool_input", "tool_output"]].itertuples(index=False)
-    cells = json.dumps(list(row))
+    calls = inline_harness.sheets([run.run_id], sheets=["tool_calls"])["tool_calls"]
+    assert len(calls) == 1
+    cells = json.dumps(calls[["tool_input", "tool_output"]].values.tolist())
     assert secret not in cells and REDACTED in cells
 
 

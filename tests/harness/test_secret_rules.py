@@ -118,7 +118,8 @@ def test_the_password_of_a_url_in_any_variable_is_a_secret_and_the_url_stays_rea
 
 def test_a_short_url_password_is_redacted_where_the_url_is_written_but_not_as_a_word():
     redact = Redactor(environ={"DATABASE_URL": "postgresql://u:p@h/db"})
-    assert redact("connect postgresql://u:p@h/db, p is for page") == f"connect postgresql://u:{REDACTED}@h/db, p is for page"
+    out = redact("connect postgresql://u:p@h/db, p is for page")
+    assert out == f"connect postgresql://u:{REDACTED}@h/db, p is for page"
 
 
 def test_an_environment_secret_is_found_escaped_in_json_and_quoted_in_a_url():
