@@ -94,20 +94,24 @@ def _start(word: str = r"\w") -> str:
     return "(?:" + "|".join([f"(?<!{word})", *(f"(?<={escape})" for escape in _ESCAPES)]) + ")"
 
 
-def _head(*heads: str, word: str = r"\w") -> str:
+def _head(*heads: str, word: str = r"\w", ahead: str = "") -> str:
     """A rule's first characters, one of ``heads`` (each of one fixed width), at the left
     boundary (:func:`_start` of ``word``). The boundary is checked after the head, looking
     back over it, so the pattern begins with the head's text, which the regex engine searches
-    for quickly instead of trying the boundary at every position."""
-    return "(?:" + "|".join(f"{head}(?<={_start(word)}{head})" for head in heads) + ")"
+    for quickly instead of trying the boundary at every position. ``ahead``, what must follow
+    the head, is tried before the boundary: for a head as common as a digit."""
+    check = f"(?={ahead})" if ahead else ""
+    return "(?:" + "|".join(f"{head}{check}(?<={_start(word)}{head})" for head in heads) + ")"
 
 
 #: Blanks between a name and its value, or a scheme and its token, also JSON-escaped
 #: (``\t``, at any depth) and URL-encoded (``%20``, ``%09``).
 _BLANK = r"(?:[ \t]|\\+t|%(?:20|09))"
 _SPACE = r"(?:\s|\\+[nrt]|%(?:20|09|0[AaDd]))"
-#: A quote around a name, also JSON-escaped (at any depth) and URL-encoded (``%22``, ``%27``).
-_QUOTE = r"""(?:\\*["']?|%2[27])"""
+#: A quote around a name, also JSON-escaped (at any depth) and URL-encoded (``%22``, ``%27``), or
+#: none. Backslashes are taken only with their quote: left to :data:`_BLANK` as well, a run of
+#: them could be split between the two in as many ways as it is long.
+_QUOTE = r"""(?:\\*["']|%2[27])?"""
 
 #: The start of a secret that follows a name and a separator, quoted (at any depth of
 #: JSON escaping) or bare; the quote is kept, the value is redacted up to its closing
@@ -176,7 +180,7 @@ RULES: tuple[Rule, ...] = (
     _rule("postman-key", _head("PMAK-") + "[a-fA-F0-9]{24}-[a-fA-F0-9]{34}", "pmak-"),
     _rule("square-token", _head("sq0") + "(?:atp|csp)-[A-Za-z0-9_-]{22,}", "sq0"),
     _rule("heroku-key", _head("HRKU-AA") + "[0-9A-Za-z_-]{58}", "hrku-"),
-    _rule("telegram-bot-token", _head(r"\d") + r"\d{7,9}:AA[A-Za-z0-9_-]{33}", ":aa"),
+    _rule("telegram-bot-token", _head(r"\d", ahead=r"\d{7,9}:AA") + r"\d{7,9}:AA[A-Za-z0-9_-]{33}", ":aa"),
     _rule("doppler-token", _head(r"dp\.pt\.") + "[A-Za-z0-9]{43}", "dp.pt."),
     _rule("age-secret-key", _head("AGE-SECRET-KEY-1") + "[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", "age-secret-key-1"),
     # --- names that say their value is secret (last: provider rules have run) ----------

@@ -1,6 +1,7 @@
 """Each secret rule, alone and in the table: what it redacts, what it keeps, what it leaves."""
 
 import json
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -194,6 +195,20 @@ def test_an_environment_secret_is_redacted_after_every_separator_in_every_encodi
     for layer, encode in LAYERS.items():
         out = redact(encode(around('tok-98765"4321', separator)))
         assert "98765" not in out and REDACTED in out, layer
+
+
+@pytest.mark.parametrize("name", ["password", "Cookie", "Bearer", "123456789", "ey"])
+@pytest.mark.parametrize("filler", ["\\", "\\t", "%20", "\\u000a", "0", '\\"'])
+def test_long_runs_of_escapes_after_a_name_take_linear_time(name, filler):
+    """Escapes are recognised around names and values, but a run of them is read in one way
+    only: 50,000 backslashes after ``password`` took minutes when quote and blank both took
+    backslashes (milliseconds now; the bound is loose for a busy machine)."""
+    text = (name + filler * 50_000 + ":aa !") * 2
+    redact = Redactor(environ={})
+    started = time.perf_counter()
+    redact(text)
+    redact.finds_any([text])
+    assert time.perf_counter() - started < 5
 
 
 # --- before the cut ------------------------------------------------------------------------
