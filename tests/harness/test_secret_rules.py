@@ -269,7 +269,8 @@ def test_a_bounded_encoder_hands_over_the_margin_and_still_cuts_the_same():
 _pieces = st.sampled_from(["gsk_", "GSK_", "sk-", "SK", "ſk-", "\u212aey=", "Bearer ", "bearer\t", "?token=", "&api_key=",
                            "abcdefgh", "0123456789", "ABCDEFGHIJKLMNOP", "-", "_", " ", "\x00", "é", "proj-", "hunter22",
                            "HUNTER22", "&", "password", "PaSſword", ": ", "=", '"', "\\", "'", "AKIA", "ghp_", "://",
-                           "u:p@h", "eyJhbGciOi", ".eyJzdWIi", "-----BEGIN PRIVATE KEY-----", "Basic ", "YWxhZGRpbjpv"])
+                           "u:p@h", "eyJhbGciOi", ".eyJzdWIi", "-----BEGIN PRIVATE KEY-----", "Basic ", "YWxhZGRpbjpv",
+                           "\\n", "\\t", "\\u000a", "%0A", "%3D", "%20"])
 _texts = st.lists(_pieces, max_size=14).map("".join)
 
 
@@ -300,7 +301,7 @@ _named = st.sampled_from(["subscription_key", "SUBSCRIPTION-KEY", "webhook.key",
                           "set-cookie", "Set-Cookie", "COOKIE", "authorization", "auth", "passwd", "password", "pwd",
                           "passphrase", "client_secret", "credentials", "creds", "token", "tokens", "input_tokens",
                           "=>", ":=", ": ", "=", ":", '"', "'", '\\"', "\\\\", " ", "\t", "\n", "hunter22", "Bearer ",
-                          "ß", "İ", "ﬃ", "x", "_", "-", ".", "\x00"])
+                          "ß", "İ", "ﬃ", "x", "_", "-", ".", "\x00", "\\t", "%3D", "%20", "%22", "\\n"])
 _key_value_texts = st.lists(_named, max_size=16).map("".join)
 
 
