@@ -104,8 +104,9 @@ def _head(*heads: str, word: str = r"\w", ahead: str = "") -> str:
     return "(?:" + "|".join(f"{head}{check}(?<={_start(word)}{head})" for head in heads) + ")"
 
 
-#: Blanks between a name and its value, or a scheme and its token, also JSON-escaped
-#: (``\t``, at any depth) and URL-encoded (``%20``, ``%09``).
+#: A blank between a name and its value, also JSON-escaped (``\t``, at any depth) and
+#: URL-encoded (``%20``, ``%09``); and any white space, line breaks too, between ``Bearer`` or
+#: ``Basic`` and the token, in the same forms.
 _BLANK = r"(?:[ \t]|\\+t|%(?:20|09))"
 _SPACE = r"(?:\s|\\+[nrt]|%(?:20|09|0[AaDd]))"
 #: A quote around a name, also JSON-escaped (at any depth) and URL-encoded (``%22``, ``%27``), or
