@@ -19,6 +19,7 @@ from urllib.parse import quote, quote_plus, unquote
 
 import ahocorasick_rs
 
+from .. import config
 from .secret_rules import (
     MAX_FIXED_CHARS,
     MIN_ENV_SECRET_CHARS,
@@ -64,16 +65,20 @@ _host_secrets: tuple[dict[bytes, bytes] | None, list[str]] = (None, [])
 
 
 def host_secrets() -> list[str]:
-    """:func:`secret_values` of this process's environment, recomputed only when it changed."""
+    """:func:`secret_values` of this process's environment (recomputed only when it changed)
+    and of the ``.env`` file the configuration reads (:func:`harness.config.dotenv_values`),
+    whose secrets a library user never put in the environment."""
     global _host_secrets
+    dotenv = config.dotenv_values()
+    extra = secret_values(dotenv) if dotenv else []
     data = getattr(os.environ, "_data", None)
     if not isinstance(data, dict):
-        return secret_values()
+        return secret_values() + extra
     seen, values = _host_secrets
     if seen != data:
         values = secret_values()
         _host_secrets = (dict(data), values)
-    return values
+    return values + extra if extra else values
 
 
 def extra_rules(spec: ExtraRule | Iterable[ExtraRule] | None) -> tuple[re.Pattern[str] | Callable[[str], str], ...]:
