@@ -32,6 +32,8 @@ Progress = Callable[[str, int, int], None]
 CompanyTypes = Mapping[str, Sequence[str]]
 
 _ORDER = ("runs", "tool_selections") + tuple(n for n in SHEET_NAMES if n not in ("runs", "tool_selections"))
+#: Sheets beyond the spec's fifteen, audited when the source has them (an older export has none).
+_OPTIONAL = ("scores",)
 _KEPT = ("runs", "log_tests")
 #: The long sheets, whose checks need no more than a row (and the facts gathered so far):
 #: checked in chunks of CHUNK_ROWS rows, so memory holds a chunk, not the sheet.
@@ -105,7 +107,8 @@ def audit_source(source: Source, *, tolerance: float = 1e-6, baseline_model: str
     if not (isinstance(tolerance, (int, float)) and math.isfinite(tolerance) and tolerance >= 0):
         raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
     tabs = check_sheets_present(source)
-    source.prefetch([tab for name in _ORDER for tab in continuation_tabs(name, tabs)])
+    order = _ORDER + tuple(name for name in _OPTIONAL if name in tabs)
+    source.prefetch([tab for name in order for tab in continuation_tabs(name, tabs)])
     facts = Facts()
     findings: list[Finding] = []
     notes: list[str] = []
@@ -113,7 +116,7 @@ def audit_source(source: Source, *, tolerance: float = 1e-6, baseline_model: str
     kept: dict[str, Table] = {}
     run_ids: set[str] | None = None
     selections: dict[str, Any] = {}
-    for done, name in enumerate(_ORDER, start=1):
+    for done, name in enumerate(order, start=1):
         duplicates = DuplicateRows()
         rows[name] = 0
         for table in load_chunks(source, SHEETS_BY_NAME[name], tabs, CHUNK_ROWS if name in _STREAMED else None):
@@ -125,15 +128,16 @@ def audit_source(source: Source, *, tolerance: float = 1e-6, baseline_model: str
                 kept[name] = table
             del table
         if progress is not None:
-            progress(name, done, len(_ORDER))
+            progress(name, done, len(order))
+    facts.scored = "scores" in order
+    findings.extend(check_log_tests(kept["log_tests"], facts, tolerance))  # (a run's pass may need its log test)
     findings.extend(check_runs(kept["runs"], facts, tolerance))
-    findings.extend(check_log_tests(kept["log_tests"], facts, tolerance))
     findings = _once_per_formula_cell(findings)
     records = run_records(kept["runs"], facts, company_types)
     aggregates = aggregate_runs(records, baseline_model, facts.primaries)
     return AuditResult(
         source=source.label,
-        rows={n: rows[n] for n in SHEET_NAMES},
+        rows={n: rows[n] for n in order},
         findings=tuple(sorted(findings, key=_finding_order)),
         aggregates=aggregates,
         plots=plot_data(records, facts),
@@ -178,6 +182,8 @@ def _check_table(table: Table, run_ids: set[str] | None, duplicates: DuplicateRo
         facts.from_tool_calls(table)
     elif name == "assessments":
         facts.from_assessments(table)
+    elif name == "scores":
+        facts.from_scores(table)
     findings.extend(check.findings)
 
 

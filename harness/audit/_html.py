@@ -62,6 +62,13 @@ _SCRIPT = """
 """
 
 
+def pass_rate_text(g: GroupSummary) -> str:
+    """A group's pass rate and, when some of its runs have no pass, over how many it is taken."""
+    if g.pass_rate is None:
+        return "— (no run has a pass)"
+    return f"{g.pass_rate:.0%}" + ("" if g.judged == g.runs else f" (of {g.judged:,})")
+
+
 def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
@@ -116,7 +123,7 @@ def _groups(title: str, groups: tuple[GroupSummary, ...], uplift: bool) -> str:
             + "<th>median</th><th>mean</th><th>std</th><th>n</th>" * 3 + "</tr>")
     rows = "".join(
         f"<tr><td>{_e(g.key)}</td><td class='num'>{g.runs}</td>{_stat(g.evaluation_score)}{_stat(g.credit_score)}"
-        f"{_stat(g.judge_overall)}<td class='num'>{g.pass_rate:.0%}</td><td class='num'>{fmt(g.mean_cost)}</td>"
+        f"{_stat(g.judge_overall)}<td class='num'>{pass_rate_text(g)}</td><td class='num'>{fmt(g.mean_cost)}</td>"
         f"<td class='num'>{fmt(g.cost_of_pass)}</td><td class='num'>{fmt(g.composite)}</td>"
         f"<td>{_e(g.grade or '—')}</td>" + (f"<td class='num'>{_percent(g.uplift)}</td>" if uplift else "") + "</tr>"
         for g in groups
