@@ -29,9 +29,9 @@ PUBLIC = {
     # answer checks of dataset cases
     "ANSWER_CHECKS", "DEFAULT_THRESHOLDS", "GRADED_CHECKS", "AnswerGrade", "answer_threshold", "case_passed",
     "check_answer", "default_check", "grade_answer", "last_number", "token_f1",
-    # paired statistics (compare)
-    "BOOTSTRAP_RESAMPLES", "PairedComparison", "bootstrap_ci", "compare_paired", "mcnemar_exact", "rank_biserial",
-    "verdict", "wilcoxon_p",
+    # paired statistics and verdicts (compare)
+    "SIGN_FLIP_DRAWS", "SIGN_FLIP_EXACT_MAX", "SIGN_FLIP_SEED", "VERDICTS", "PairedTest", "SignFlips", "Verdict",
+    "binomial_tail", "holm", "mean_of_repeats", "needed_cases", "paired_test", "round_sig", "verdict",
     # seed 001
     "aggregate", "composite_score", "cost_delta", "cost_of_pass", "letter_grade", "pass_at_k", "pass_hat_k",
     "population_variance", "tier_uplift",
