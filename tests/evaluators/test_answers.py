@@ -49,6 +49,12 @@ def test_judge_check_is_the_judges_grade_clamped():
     assert check_answer("judge", "x", "y", judge=lambda a, r: 3.0) == 1.0
 
 
+def test_a_score_that_is_not_a_number_never_passes():
+    assert not case_passed("completed", answer_score=math.nan, threshold=0.8)
+    assert not case_passed("completed", tool_f1=math.nan, require_tools=True)
+    assert case_passed("completed", answer_score=0.9, threshold=0.8, tool_f1=1.0, require_tools=True)
+
+
 @pytest.mark.parametrize("grade", [math.nan, math.inf, -math.inf])
 def test_a_judge_grade_that_is_not_a_number_is_an_error_never_a_pass(grade):
     # min(1.0, nan) is 1.0: clamped, a NaN grade would pass every case.
