@@ -55,7 +55,7 @@ import math
 import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     import numpy as np
@@ -206,6 +206,7 @@ class SignFlips:
         nonzero = grid[grid != 0]
         self.exact = nonzero.size <= SIGN_FLIP_EXACT_MAX
         self._mirrored = False
+        self._splits: dict[bool, dict[str, Any]] = {}
         if self.exact:
             zeros = self.n - nonzero.size
             flips = _all_subsets(nonzero.size)
@@ -279,31 +280,38 @@ class SignFlips:
         """W(v): the weight of sign patterns whose flipped mean is at least ``v``."""
         import numpy as np
 
-        s = -self._s if mirrored else self._s
-        t, cdf = self._t, self._cdf
-        zeros = cdf.size - 2
-        kept = np.zeros(s.size)
-        nil, pos, neg = s == 0, s > 0, s < 0
+        split = self._split(mirrored)
+        cdf, zeros = self._cdf, self._cdf.size - 2
         if v <= 0:
-            kept[nil | pos] = 1.0
+            kept = float(split["nonnegative"])  # their means are >= 0 >= v, the empty one included
         else:
-            kept[nil & (t == 0)] = cdf[1]  # the empty pattern: no flipped delta at all
+            kept = split["empty"] * float(cdf[1])  # the empty pattern: no flipped delta at all
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            if v > 0 and pos.any():
-                sp, tp = s[pos].astype(float), t[pos].astype(float)
-                j = np.clip(np.floor(sp / v - tp), -1, zeros)  # the largest J with s/(t+J) >= v
-                for _ in range(2):
-                    j = np.where((j + 1 <= zeros) & (sp / (tp + j + 1) >= v), j + 1, j)
-                    j = np.where((j >= 0) & (sp / np.maximum(tp + j, 1) < v), j - 1, j)
-                kept[pos] = cdf[(j + 1).astype(np.int64)]
-            if v < 0 and neg.any():
-                sn, tn = s[neg].astype(float), t[neg].astype(float)
+            if v > 0 and split["sp"].size:
+                sp, tp = split["sp"], split["tp"]
+                # The largest J with s/(t+J) >= v, from the real quotient, then checked in floats.
+                j = np.clip(np.floor(sp / v - tp), -1, zeros)
+                j = np.where((j + 1 <= zeros) & (sp / (tp + j + 1) >= v), j + 1, j)
+                j = np.where((j >= 0) & (sp / np.maximum(tp + j, 1) < v), j - 1, j)
+                kept += float(cdf[(j + 1).astype(np.int64)].sum())
+            if v < 0 and split["sn"].size:
+                sn, tn = split["sn"], split["tn"]
                 j = np.clip(np.ceil(sn / v - tn), 0, zeros + 1)  # the smallest J with s/(t+J) >= v
-                for _ in range(2):
-                    j = np.where((j - 1 >= 0) & (sn / np.maximum(tn + j - 1, 1) >= v), j - 1, j)
-                    j = np.where((j <= zeros) & (sn / (tn + j) < v), j + 1, j)
-                kept[neg] = cdf[-1] - cdf[j.astype(np.int64)]
-        return float(kept.sum()) / self._patterns
+                j = np.where((j - 1 >= 0) & (sn / np.maximum(tn + j - 1, 1) >= v), j - 1, j)
+                j = np.where((j <= zeros) & (sn / (tn + j) < v), j + 1, j)
+                kept += float((cdf[-1] - cdf[j.astype(np.int64)]).sum())
+        return kept / self._patterns
+
+    def _split(self, mirrored: bool) -> dict[str, Any]:
+        """The patterns by the sign of their flipped sum, as W needs them (kept per side)."""
+        if mirrored not in self._splits:
+            s = -self._s if mirrored else self._s
+            pos, neg = s > 0, s < 0
+            self._splits[mirrored] = {
+                "nonnegative": int((~neg).sum()), "empty": int(((s == 0) & (self._t == 0)).sum()),
+                "sp": s[pos].astype(float), "tp": self._t[pos].astype(float),
+                "sn": s[neg].astype(float), "tn": self._t[neg].astype(float)}
+        return self._splits[mirrored]
 
 
 def _on_grid(deltas: Sequence[float]) -> tuple[np.ndarray, float]:

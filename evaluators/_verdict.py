@@ -17,12 +17,11 @@ import math
 from collections.abc import Sequence
 from typing import Literal
 
-from ._paired import SignFlips, round_sig
+from ._paired import SIGN_FLIP_EXACT_MAX, SignFlips, round_sig
 
 Verdict = Literal["regressed", "improved", "no_change", "inconclusive"]
 VERDICTS: tuple[Verdict, ...] = ("regressed", "improved", "no_change", "inconclusive")
 _EXACT_SEARCH_MAX = 1_000_000  # cases searched with the exact binomial; the normal figure above
-_STRETCH_MAX = 400  # cases searched with the sign-flip test itself; the normal figure above
 
 
 def verdict(p_worse: float, p_better: float, ci_low: float | None, ci_high: float | None, *, alpha: float,
@@ -63,11 +62,14 @@ def needed_cases(a: Sequence[float], b: Sequence[float], *, alpha: float, outcom
       ``z**2 * n * (k + l) / (k - l)**2`` is given instead.
     - otherwise (the sign-flip test): the observed deltas stretched to N cases (the i-th of
       N is the ``floor(i * n / N)``-th smallest, so each is repeated about N/n times) are
-      tested as observed, and N is the smallest with p below alpha, found by bisection
-      (p falls as N grows). Beyond :data:`_STRETCH_MAX` cases the normal approximation of
-      the sign-flip distribution is given instead: ``N = ceil(z**2 * n * sum(d**2) /
-      sum(d)**2)`` puts the observed mean delta at the one-sided alpha point of a null
-      variance of ``N * mean(d**2)``, ``z`` being the normal ``1 - alpha`` quantile.
+      tested as observed, and N is where p first falls below alpha as bisection finds it
+      (below alpha at N, not at N - 1: p falls as N grows, up to wiggles of the stretching
+      that bisection does not chase) while the stretched cases hold at most
+      :data:`~._paired.SIGN_FLIP_EXACT_MAX` nonzero deltas, where the test's discreteness
+      matters. Beyond, the normal approximation of the sign-flip distribution:
+      ``N = ceil(z**2 * n * sum(d**2) / sum(d)**2)`` puts the observed mean delta at the
+      one-sided alpha point of a null variance of ``N * mean(d**2)``, ``z`` being the normal
+      ``1 - alpha`` quantile (and N is past the range searched).
     """
     from scipy.stats import norm
 
@@ -88,7 +90,11 @@ def needed_cases(a: Sequence[float], b: Sequence[float], *, alpha: float, outcom
     if round_sig(total) == 0:
         return None
     normal = math.ceil(z * z * n * math.fsum(d * d for d in deltas) / (total * total))
-    if normal > _STRETCH_MAX:
+    nonzero = sum(1 for d in deltas if d != 0)
+    searched = SIGN_FLIP_EXACT_MAX * n // nonzero  # stretched this far, about 16 deltas are nonzero
+    while searched > n and sum(1 for i in range(searched) if deltas[i * n // searched]) > SIGN_FLIP_EXACT_MAX:
+        searched -= 1
+    if searched <= n:
         return max(n + 1, normal)
     down = total < 0
 
@@ -96,9 +102,9 @@ def needed_cases(a: Sequence[float], b: Sequence[float], *, alpha: float, outcom
         flips = SignFlips([deltas[i * n // size] for i in range(size)])
         return (flips.p_down() if down else flips.p_up()) < alpha
 
-    low, high = n, max(n + 1, normal)  # not shown at ``low``; find a ``high`` where it is
-    while not shown(high):
-        low, high = high, 2 * high
+    if not shown(searched):
+        return max(searched + 1, normal)
+    low, high = n, searched  # not shown at ``low`` (what was observed), shown at ``high``
     while high - low > 1:
         mid = (low + high) // 2
         low, high = (low, mid) if shown(mid) else (mid, high)
