@@ -214,13 +214,16 @@ class Harness:
         self.flush()
         return experiment_table(self.store)
 
-    def compare(self, a: str, b: str, *, alpha: float = 0.05, metrics: Sequence[str] | None = None) -> Comparison:
+    def compare(self, a: str, b: str, *, alpha: float = 0.05, metrics: Sequence[str] | None = None,
+                gate: Sequence[str] | None = None, margin: Any = None) -> Comparison:
         """Experiment ``b`` against ``a``, paired by case (see :mod:`harness.experiment.compare`):
-        ``.regressed`` is the CI gate (``assert not h.compare("main", "candidate").regressed``)."""
+        ``.regressed`` is the CI gate (``assert not h.compare("main", "candidate").regressed``);
+        ``gate`` names the gated metrics (default ``pass_rate``), ``margin`` the smallest change
+        that matters (``0.03``, ``"5%"``, ``{"latency_ms": 200}``)."""
         from .experiment.compare import compare_experiments
 
         self.flush()
-        return compare_experiments(self.store, a, b, alpha=alpha, metrics=metrics)
+        return compare_experiments(self.store, a, b, alpha=alpha, metrics=metrics, gate=gate, margin=margin)
 
     def sheets(self, run_ids: Sequence[str] | None = None, *, sheets: Iterable[str] | None = None,
                columns: Mapping[str, Sequence[str]] | Sequence[str] | None = None,
