@@ -77,6 +77,11 @@ def test_exporters_read_the_store_never_a_live_run(graph):
     assert reached <= {"harness.schema", "harness.store"}
 
 
+def test_the_safe_file_reader_imports_nothing_of_ours(graph):
+    for other in PACKAGES:
+        assert imports(graph, "harness.inputs", other) == [], other
+
+
 def test_tracing_and_the_store_know_nothing_of_who_calls_them(graph):
     for low, high in (("harness.tracing", "harness.writers"), ("harness.tracing", "harness._run"),
                       ("harness.tracing", "harness.cli"), ("harness.tracing", "harness.audit"),
