@@ -24,17 +24,20 @@ from ._paths import writable_file
 
 
 def read_companies(names: list[str], file: Path | None) -> tuple[list[str], int]:
-    """Positional names, then the file's lines (blank lines and ``#`` comments skipped);
-    duplicates (after trimming) are dropped, first occurrence kept. Returns the list and
-    how many duplicates were dropped."""
+    """Positional names, then the file's lines (split on ``\\n`` only; blank lines and ``#``
+    comments skipped); duplicates (after trimming) are dropped, first occurrence kept.
+    Returns the list and how many duplicates were dropped. The file is a regular file of at
+    most 10 MB (:data:`harness.inputs.COMPANIES`)."""
+    from harness.inputs import COMPANIES, InputError, read_text
+
     items = list(names)
     if file is not None:
         try:
-            text = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = getattr(exc, "strerror", None) or exc
-            raise UsageError(f"cannot read companies file {str(file)!r}: {reason}") from None
-        items += [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+            text = read_text(file, COMPANIES)
+        except InputError as exc:
+            raise UsageError(str(exc)) from None
+        lines = (line.removesuffix("\r") for line in text.split("\n"))
+        items += [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
     seen: dict[str, str] = {}
     for item in items:
         seen.setdefault(item.strip(), item)

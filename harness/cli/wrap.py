@@ -7,7 +7,6 @@ MODULE:ATTR names a compiled graph or a zero-argument factory that returns one, 
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import sys
 from pathlib import Path
@@ -53,30 +52,24 @@ def load_graph(target: str) -> Any:
 
 def parse_input(raw: str) -> Any:
     """JSON text, or ``@path`` to a JSON file."""
-    if raw.startswith("@"):
-        path = Path(raw[1:])
-        try:
-            raw = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot read input file {str(path)!r}: {exc.strerror or exc}") from None
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--input is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    return parse_json_option(raw, "--input", kind="input file")
 
 
-def parse_json_option(raw: str, option: str) -> Any:
-    """JSON text, or ``@path`` to a JSON file, for ``option``."""
+def parse_json_option(raw: str, option: str, kind: str | None = None) -> Any:
+    """JSON text, or ``@path`` to a JSON file (a regular file of at most 10 MB), for ``option``."""
+    from harness.inputs import OPTION_FILE, InputError, JSONTextError, parse_json, read_text
+
     if raw.startswith("@"):
-        path = Path(raw[1:])
+        path = raw[1:]
         try:
-            raw = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot read {option} file {str(path)!r}: {exc.strerror or exc}") from None
+            return parse_json(read_text(path, OPTION_FILE.named(kind or f"{option} file")), path)
+        except InputError as exc:
+            raise UsageError(str(exc)) from None
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{option} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        return parse_json(raw, option)
+    except JSONTextError as exc:
+        raise UsageError(f"{option} is not valid JSON: {exc.problem} at line {exc.line}"
+                         + (f" column {exc.column}" if exc.column else "")) from None
 
 
 def _split(value: str | None) -> list[str] | None:

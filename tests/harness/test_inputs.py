@@ -159,3 +159,66 @@ def test_an_unreadable_file_is_named_with_the_reason(tmp_path):
     with pytest.raises(InputError, match=r"permission denied"):
         read_bytes(path, PRICES)
 
+
+# --- every kind of input file, through the command line ------------------------------------
+
+def _cli(capsys, *args: str) -> tuple[int, str]:
+    from harness.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        returns_within(30, main, list(args))
+    return int(done.value.code or 0), capsys.readouterr().err
+
+
+def _empty_store(tmp_path) -> str:
+    from harness import Store
+
+    Store(tmp_path / "s.db").close()
+    return str(tmp_path / "s.db")
+
+
+#: (what, the command line for an input file at PATH, environment to set) per kind of input.
+CLI_INPUTS = {
+    "--dataset": (["wrap", "nope:app", "--dataset", "{path}"], {}),
+    "--input @file": (["wrap", "nope:app", "--input", "@{path}"], {}),
+    "--config @file": (["wrap", "nope:app", "--input", "{{}}", "--config", "@{path}"], {}),
+    "--context @file": (["wrap", "nope:app", "--input", "{{}}", "--context", "@{path}"], {}),
+    "--prices": (["wrap", "nope:app", "--input", "{{}}", "--prices", "{path}"], {}),
+    "$HARNESS_PRICES": (["wrap", "nope:app", "--input", "{{}}"], {"HARNESS_PRICES": "{path}"}),
+    "run --file": (["run", "--file", "{path}", "--no-excel"], {}),
+    "run --prices": (["run", "Acme", "--no-excel", "--prices", "{path}"], {}),
+    "audit --credentials": (["audit", "--gsheet", "sheet-id", "--credentials", "{path}"], {}),
+    "export --credentials": (["export", "--store", "{store}", "--gsheet", "sheet-id", "--credentials", "{path}"], {}),
+    "run $GOOGLE_APPLICATION_CREDENTIALS": (["run", "Acme", "--no-excel", "--gsheet", "sheet-id"],
+                                            {"GOOGLE_APPLICATION_CREDENTIALS": "{path}"}),
+}
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink to a device", "directory"])
+@pytest.mark.parametrize("option", list(CLI_INPUTS))
+def test_every_input_file_option_refuses_what_is_not_a_regular_file_in_one_line(
+        capsys, monkeypatch, tmp_path, option, kind):
+    monkeypatch.chdir(tmp_path)
+    path = not_regular_file(tmp_path, kind, "cases.jsonl" if option == "--dataset" else "input.json")
+    args, env = CLI_INPUTS[option]
+    store = _empty_store(tmp_path) if "{store}" in " ".join(args) else ""
+    for name, value in env.items():
+        monkeypatch.setenv(name, value.format(path=path))
+    code, err = _cli(capsys, *(a.format(path=path, store=store) for a in args))
+    assert code == 2 and err.count("\n") == 1 and err.startswith("harness: error: ")
+    assert f"{path}' : it is".replace(" : ", ": ") in err and "not a regular file" in err
+
+
+@pytest.mark.parametrize("option", [o for o in CLI_INPUTS if o != "--dataset"])
+def test_every_small_input_file_is_refused_over_ten_megabytes_without_reading_it(capsys, monkeypatch, tmp_path,
+                                                                                   option):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "input.json"
+    with open(path, "wb") as file:
+        file.truncate(SMALL_FILE_BYTES + 1)
+    args, env = CLI_INPUTS[option]
+    store = _empty_store(tmp_path) if "{store}" in " ".join(args) else ""
+    for name, value in env.items():
+        monkeypatch.setenv(name, value.format(path=path))
+    code, err = _cli(capsys, *(a.format(path=path, store=store) for a in args))
+    assert code == 2 and err.count("\n") == 1 and "over the 10 MB limit" in err
