@@ -57,9 +57,9 @@ def open_store(url: str | None) -> Store:
         if PostgresStore.accepts(store_url(url)):
             return Store(store_url(url))
         path = resolve_store_path(url)
-        if not path.is_file():
+        if not path.exists():
             raise UsageError(f"no store at {str(path)!r} (use --store or $HARNESS_STORE)")
-        return Store(path)
+        return Store(path)  # refuses a directory, a FIFO or a device before SQLite opens it
     except StoreError as exc:
         raise UsageError(str(exc)) from None
 
