@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ._errors import UsageError
+from ._output import say
 
 if TYPE_CHECKING:
     from harness.store import Store
@@ -26,8 +26,8 @@ def open_harness(store: str | None):
     if endpoint and span_destination() == "otlp":
         reason = unreachable(endpoint)
         if reason is not None:
-            print(f"harness: warning: {ENV_OTLP_ENDPOINT}={endpoint} cannot be reached ({reason}); "
-                  "this command sends no spans", file=sys.stderr)
+            say(f"harness: warning: {ENV_OTLP_ENDPOINT}={endpoint} cannot be reached ({reason}); "
+                "this command sends no spans")
             del os.environ[ENV_OTLP_ENDPOINT]
     try:
         harness = Harness(store=store, writer=None if os.environ.get(ENV_WRITER) else "thread", strict=True)

@@ -10,7 +10,6 @@ At the end the runs of this batch are exported to the Excel workbook --out (unle
 from __future__ import annotations
 
 import functools
-import sys
 import uuid
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -19,7 +18,7 @@ import typer
 
 from ._errors import UsageError
 from ._open import load_prices_option, open_harness
-from ._output import show
+from ._output import clip, progress, say, show
 from ._paths import writable_file
 
 
@@ -95,7 +94,7 @@ def command(
         raise UsageError(str(exc)) from None
     harness = open_harness(store)  # closed by the CLI on exit
     if duplicates:
-        print(f"harness: skipped {duplicates} duplicate compan{'y' if duplicates == 1 else 'ies'}", file=sys.stderr)
+        say(f"harness: skipped {duplicates} duplicate compan{'y' if duplicates == 1 else 'ies'}")
     batch = _batch(harness, batch_id, resume)
     outcomes = _run_with_progress(harness, names, settings, functools.partial(run_batch, batch=batch))
     _summary(outcomes)
@@ -139,17 +138,11 @@ def _sources(kind: str) -> Any:
 
 
 def _run_with_progress(harness: Any, names: list[str], settings: Any, run_batch: Any) -> list[Any]:
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    console = Console(stderr=True)
     total = len(names) * len(settings.models) * settings.repeats
-    if not console.is_terminal:
-        return run_batch(harness, names, settings)
-    columns = (TextColumn("credit runs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=True) as progress:
-        task = progress.add_task("runs", total=total)
-        return run_batch(harness, names, settings, on_done=lambda _: progress.advance(task))
+    with progress("credit runs", total) as bar:
+        if bar is None:
+            return run_batch(harness, names, settings)
+        return run_batch(harness, names, settings, on_done=lambda _: bar())
 
 
 def _fmt(value: Any, spec: str = "") -> str:
@@ -167,8 +160,8 @@ def _summary(outcomes: list[Any]) -> None:
     for col in ("company", "model", "risk", "score", "confidence", "eval score", "status", "tokens", "cost $", "time s", "note"):
         table.add_column(col, overflow="fold")
     for o in outcomes:
-        note = o.error[:160] if o.error else (o.note or "" if o.valid else f"invalid: {o.reason}")
-        company = o.company if len(o.company) <= 40 else o.company[:39] + "…"
+        note = clip(o.error, 160) if o.error else (o.note or "" if o.valid else f"invalid: {o.reason}")
+        company = clip(o.company, 40)
         table.add_row(o.run_id, company, o.model + (f" #{o.repeat + 1}" if o.batch_id else ""), _fmt(o.risk_level),
                       _fmt(o.credit_score), _fmt(o.confidence, ".2f"), _fmt(o.evaluation_score, ".2f"), o.status,
                       _fmt(o.tokens), _fmt(o.cost, ".6f"), _fmt(o.seconds, ".2f"), note)
@@ -187,8 +180,8 @@ def _export(harness: Any, run_ids: list[str], out: Path | None, gsheet: str | No
         except Exception as exc:  # noqa: BLE001 - the runs are stored; say why the export failed
             ok = False
             store = harness.store.display
-            print(f"harness: {label} export failed: {type(exc).__name__}: {exc}; the runs are safe in the store "
-                  f"{store!r}: `harness export --store {store}` writes them again", file=sys.stderr)
+            say(f"harness: {label} export failed: {type(exc).__name__}: {exc}; the runs are safe in the store "
+                f"{store!r}: `harness export --store {store}` writes them again")
         else:
-            print(f"harness: exported to {label}: {out if label == 'Excel' else gsheet}", file=sys.stderr)
+            say(f"harness: exported to {label}: {out if label == 'Excel' else gsheet}")
     return ok

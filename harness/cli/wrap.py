@@ -16,7 +16,7 @@ import typer
 
 from ._errors import UsageError
 from ._open import load_prices_option, open_harness
-from ._output import show
+from ._output import clip, progress, say, show
 from ._paths import writable_file
 
 
@@ -145,7 +145,7 @@ def command(
     run_ids = [run.run_id for run in runs]
     for run in runs:
         if run.status != "completed":
-            print(f"harness: run {run.run_id} failed: {run.error}", file=sys.stderr)
+            say(f"harness: run {run.run_id} failed: {run.error}")
     _table(harness, target, run_ids, experiment=name is not None)
     if name is not None:
         _experiment_line(harness, name, runs)
@@ -153,8 +153,8 @@ def command(
         try:
             harness.export_excel(excel, run_ids)
         except Exception as exc:  # noqa: BLE001 - the runs are stored; say why the export failed
-            print(f"harness: Excel export failed: {type(exc).__name__}: {exc}; the runs are safe in the store "
-                  f"{harness.store.display!r}", file=sys.stderr)
+            say(f"harness: Excel export failed: {type(exc).__name__}: {exc}; the runs are safe in the store "
+                f"{harness.store.display!r}")
             raise typer.Exit(1) from None
     failed = sum(run.status != "completed" for run in runs)
     # One run: its failure is the command's. An experiment: failed runs are results, counted above.
@@ -173,24 +173,16 @@ def _judge() -> Any:
 
 def _run(harness: Any, graph: Any, cases: Any, *, name: str | None, target: str, judge: Any, **options: Any) -> list:
     """The runs, in dataset order, with a progress bar on a terminal."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from harness.experiment.runner import ExperimentError, run_cases
 
-    console = Console(stderr=True)
     total = len(cases.cases) * options["repeats"]
     if options.get("shard"):
         k, n = options["shard"]
         total = len(cases.cases[k::n]) * options["repeats"]
     try:
-        if not console.is_terminal or total < 2:
-            return run_cases(harness, graph, cases, name=name, target=target, judge=judge, **options)
-        columns = (TextColumn(name or "runs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-        with Progress(*columns, console=console, transient=True) as progress:
-            task = progress.add_task("runs", total=total)
+        with progress(name or "runs", total, enabled=total >= 2) as bar:
             return run_cases(harness, graph, cases, name=name, target=target, judge=judge,
-                             on_done=lambda _: progress.advance(task), **options)
+                             **({} if bar is None else {"on_done": lambda _: bar()}), **options)
     except ExperimentError as exc:
         raise UsageError(str(exc)) from None
 
@@ -213,7 +205,7 @@ def _table(harness: Any, target: str, run_ids: list[str], *, experiment: bool) -
         run = row["run_id"]
         lead = ((str(row["case_id"]), str(row["repeat_index"]), {1: "yes", 0: "no"}.get(row["passed"], "-"),
                  _fmt(answers.get(run), ".2f")) if experiment else ())
-        status = row["status"] + (f": {row['error'][:80]}" if isinstance(row.get("error"), str) else "")
+        status = row["status"] + (f": {clip(row['error'], 80)}" if isinstance(row.get("error"), str) else "")
         table.add_row(run, *lead, status, str(row["total_steps"]), str(row["total_llm_calls"]),
                       ", ".join(row["tools_used"] or []), _fmt(row.get("total_tokens")), _fmt(row.get("total_cost")),
                       _fmt(row["total_time_ms"], ".1f"), _fmt(selections.get(run), ".2f"),
@@ -226,8 +218,8 @@ def _experiment_line(harness: Any, name: str, runs: list) -> None:
     passed = int(frame["passed"].fillna(0).sum())
     failed = int((frame["status"] != "completed").sum())
     cases = len({r.result.get("case_id") for r in runs})
-    print(f"experiment {name}: {len(runs)} run(s) of {cases} case(s), passed {passed}/{len(runs)}"
-          f"{f', {failed} failed' if failed else ''}; store {harness.store.display}")
+    say(f"experiment {name}: {len(runs)} run(s) of {cases} case(s), passed {passed}/{len(runs)}"
+        f"{f', {failed} failed' if failed else ''}; store {harness.store.display}", err=False)
 
 
 def _fmt(value: Any, spec: str = "") -> str:
