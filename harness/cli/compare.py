@@ -27,7 +27,8 @@ def command(
                          "trajectory_match, latency_ms, total_tokens, total_cost.")] = None,
     alpha: Annotated[float, typer.Option(help="Significance level of a verdict.")] = 0.05,
 ) -> None:
-    from harness.experiment.compare import METRICS, UnknownExperiment, compare_experiments
+    from harness.experiment.compare import METRICS, compare_experiments
+    from harness.experiment.runner import ExperimentError
 
     if not 0 < alpha < 1:
         raise UsageError(f"--alpha must be between 0 and 1, got {alpha}")
@@ -37,7 +38,7 @@ def command(
     opened = open_store(store)
     try:
         comparison = compare_experiments(opened, a, b, alpha=alpha, metrics=metric)
-    except UnknownExperiment as exc:
+    except ExperimentError as exc:  # a blank name, or one without runs
         raise UsageError(str(exc)) from None
     finally:
         opened.close()

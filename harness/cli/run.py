@@ -77,7 +77,7 @@ def command(
     if sources not in ("snapshots", "live"):
         raise UsageError(f"--sources must be snapshots or live, got {sources!r}")
     for option, value in (("--provider", provider), ("--model", model), ("--compare-model", compare_model),
-                          ("--store", store)):
+                          ("--store", store), ("--batch-id", batch_id)):
         if value is not None and not value.strip():
             raise UsageError(f"{option} needs a value, got an empty one")
     excel = None if no_excel else writable_file(out, "--out", ".xlsx")

@@ -109,7 +109,7 @@ def command(
 ) -> None:
     """Check every input first, then run; a dataset's runs form an experiment in the store."""
     from harness.experiment.dataset import DatasetError, load_dataset
-    from harness.experiment.runner import ExperimentError, default_name, parse_shard
+    from harness.experiment.runner import ExperimentError, check_name, default_name, parse_shard
 
     if (input is None) == (dataset is None):
         raise UsageError("give --input (one run) or --dataset (an experiment over its cases)")
@@ -120,7 +120,11 @@ def command(
     elif any(v is not None for v in (subject, expected_tools, reference_trajectory)):
         raise UsageError("--subject, --expected-tools and --reference-trajectory go with --input; "
                          "a dataset case carries its own")
+    if subject is not None and not subject.strip():
+        raise UsageError("--subject needs a value, got an empty one")
     try:
+        if experiment is not None:
+            check_name(experiment)
         cases = load_dataset(dataset) if dataset is not None else load_dataset([{
             "id": "input", "input": parse_input(input), "subject": subject,
             **({"expected_tools": _split(expected_tools)} if expected_tools is not None else {}),
@@ -138,7 +142,7 @@ def command(
     judge = _judge() if any(c.answer_check == "judge" for c in cases.cases) else None
     graph = load_graph(target)
     harness = open_harness(store)
-    name = (experiment or default_name(target)) if dataset is not None else None
+    name = (default_name(target) if experiment is None else experiment) if dataset is not None else None
     runs = _run(harness, graph, cases, name=name, target=target, repeats=repeats,
                 concurrency=concurrency or (4 if dataset is not None else 1), timeout=timeout, config=run_config,
                 context=run_context, sync=sync, append=append, shard=shard_of, judge=judge)

@@ -79,13 +79,17 @@ class Comparison:
 def compare_experiments(store: Any, a: str, b: str, *, alpha: float = 0.05,
                         metrics: Sequence[str] | None = None, resamples: int = BOOTSTRAP_RESAMPLES) -> Comparison:
     """Compare experiment ``b`` with ``a`` in ``store`` (see the module doc).
-    :class:`UnknownExperiment` for a name without runs; ValueError for an unknown metric."""
+    :class:`UnknownExperiment` for a name without runs, :class:`ExperimentError` for a blank
+    one; ValueError for an unknown metric."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
     asked = list(dict.fromkeys(metrics or ()))
     unknown = [m for m in asked if m not in METRICS]
     if unknown:
         raise ValueError(f"unknown metric {unknown[0]!r}; metrics are {', '.join(METRICS)}")
+    for name in (a, b):
+        if not isinstance(name, str) or not name.strip():
+            raise ExperimentError(f"an experiment name must be a text that is not blank, not {name!r}")
     values = {name: _case_values(store, name) for name in dict.fromkeys((a, b))}
     va, vb = values[a], values[b]
     paired = [case for case in va if case in vb]

@@ -193,8 +193,8 @@ def _case(where: str, number: int, raw: Any) -> Case:
         value = raw.get(key)
         if value is None:
             continue
-        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            raise fail(key, "a list of names")
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            raise fail(key, "a list of names (none blank)")
         lists[key] = tuple(value)
     reference = raw.get("reference_answer")
     check = raw.get("answer_check")
@@ -233,8 +233,8 @@ def _case(where: str, number: int, raw: Any) -> Case:
     if require_tools and "expected_tools" not in lists:
         raise fail("require_tools", "needs expected_tools")
     for key in ("answer_path", "subject"):
-        if raw.get(key) is not None and not isinstance(raw[key], str):
-            raise fail(key, "a text")
+        if raw.get(key) is not None and (not isinstance(raw[key], str) or not raw[key].strip()):
+            raise fail(key, "a text that is not blank")
     if raw.get("metadata") is not None and not isinstance(raw["metadata"], Mapping):
         raise fail("metadata", "an object")
     return Case(

@@ -58,6 +58,8 @@ def test_a_csv_dataset_reads_json_input_and_comma_separated_names(tmp_path):
     ({"id": "a", "input": 1, "expected_tools": "search"}, "'expected_tools': a list of names"),
     ({"id": "a", "input": 1, "metadata": [1]}, "'metadata': an object"),
     ({"id": True, "input": 1}, "'id': a non-empty text or integer"),
+    ({"id": "a", "input": 1, "subject": " "}, "'subject': a text that is not blank"),
+    ({"id": "a", "input": 1, "expected_tools": ["search", " "]}, "'expected_tools': a list of names (none blank)"),
 ])
 def test_a_bad_case_is_named_by_file_line_and_field(tmp_path, case, field):
     path = write(tmp_path, "cases.jsonl", jsonl({"id": "ok", "input": 0}, case))
