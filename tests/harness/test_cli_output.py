@@ -125,3 +125,24 @@ def test_a_progress_bar_on_a_terminal_shows_a_label_scrubbed(monkeypatch):
         bar()
     printed = out.getvalue()
     assert KEY[8:20] not in printed and "[REDACTED]" in printed and "\x07" not in printed and "\x1b]" not in printed
+
+
+def test_no_command_prints_but_through_the_one_printing_path():
+    """print, rich consoles and progress bars, and writes to the standard streams, appear in
+    harness/cli/_output.py only: whatever a command prints is scrubbed there."""
+    import ast
+    from pathlib import Path
+
+    import harness.cli
+
+    banned = {"print", "Console", "Progress", "write", "echo", "secho"}
+    found = []
+    for path in Path(harness.cli.__file__).parent.glob("*.py"):
+        if path.name == "_output.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call):
+                name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+                if name in banned:
+                    found.append(f"{path.name}:{node.lineno} {name}")
+    assert found == []
