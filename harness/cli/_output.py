@@ -22,11 +22,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -142,18 +143,24 @@ def show_json(data: Any, *, indent: int | None = 2) -> None:
     """JSON on standard output (for scripts: never coloured, never wrapped): every text
     redacted, keys included; DEL and C1 controls written as ``\\u`` escapes, so the JSON is
     exactly the data and still inert on a terminal."""
-    text = json.dumps(_redacted(data), indent=indent, ensure_ascii=False, default=lambda v: _redact(str(v)))
+    text = json.dumps(redacted(data), indent=indent, ensure_ascii=False, default=lambda v: _redact(str(v)))
     stream = sys.stdout
     getattr(stream, "own", stream).write(_JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n")
 
 
-def _redacted(value: Any) -> Any:
+def redacted(value: Any) -> Any:
+    """``value`` with every text in it redacted: in mappings (keys too), lists, tuples and
+    dataclasses (copied). For data a renderer cuts for display (a tool's output in
+    ``harness show``): cut first, a secret could lose the part its rule recognises."""
     if isinstance(value, str):
         return _redact(value)
-    if isinstance(value, dict):
-        return {_redact(k) if isinstance(k, str) else k: _redacted(v) for k, v in value.items()}
+    if isinstance(value, Mapping):
+        return {_redact(k) if isinstance(k, str) else k: redacted(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_redacted(v) for v in value]
+        return type(value)(redacted(v) for v in value) if type(value) in (list, tuple) else [redacted(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.replace(value, **{f.name: redacted(getattr(value, f.name))
+                                             for f in dataclasses.fields(value) if f.init})
     return value
 
 

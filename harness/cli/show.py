@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._open import open_store, run_ids
-from ._output import show, show_json
+from ._output import redacted, show, show_json
 
 
 def command(
@@ -24,7 +24,7 @@ def command(
 
     opened = open_store(store)
     try:
-        view = load_run(opened, run_ids(opened, [run])[0])
+        view = redacted(load_run(opened, run_ids(opened, [run])[0]))  # before the tree cuts long text
     finally:
         opened.close()
     if json:

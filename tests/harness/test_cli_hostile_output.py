@@ -107,6 +107,9 @@ def project(tmp_path_factory) -> Path:
         db.execute("UPDATE runs SET company_name = ? WHERE experiment IS NOT NULL", (f"Acme {OPENAI_KEY}",))
         db.execute("UPDATE runs SET status = 'failed', error = ? WHERE experiment IS NULL",
                    (f"PermissionError: key {OPENAI_KEY} refused\x1b[2J",))
+        # where harness show cuts a tool's input to 50 characters, through the token
+        db.execute("UPDATE tool_calls SET tool_input = ? WHERE run_id IN (SELECT run_id FROM runs "
+                   "WHERE experiment IS NULL)", (json.dumps({"query": f"token {GITHUB_KEY} ok"}),))
     return root
 
 
