@@ -91,8 +91,8 @@ def _safe_text(text: Text) -> Text:
     a secret straddling two runs is caught on the whole text, which then keeps its base
     style only."""
     plain = text.plain
-    redacted = _redact(plain)
-    if redacted == plain and not _CONTROL.search(plain):
+    clean = _redact(plain)
+    if clean == plain and not _CONTROL.search(plain):
         return text
     cuts = sorted({0, len(plain), *(s.start for s in text.spans), *(s.end for s in text.spans)})
     out = text.blank_copy()
@@ -103,13 +103,15 @@ def _safe_text(text: Text) -> Text:
             if span.start <= start and span.end >= end:
                 out.stylize(span.style, at, len(out))
     if _redact(out.plain) != out.plain:
-        return text.blank_copy(inert(redacted))
+        return text.blank_copy(inert(clean))
     return out
 
 
 class SafeConsole(Console):
-    """A console that scrubs every text (:func:`scrub`) before it is measured or laid out,
-    and never reads text as markup or emoji codes: data stays data."""
+    """A console that scrubs every text (:func:`scrub`) before it is laid out (a string
+    before it is measured too; a Text is measured as given, so a column may come out a
+    little wider or narrower than its scrubbed text), and never reads text as markup or
+    emoji codes: data stays data."""
 
     def __init__(self, **options: Any) -> None:
         super().__init__(markup=False, emoji=False, **options)
@@ -156,8 +158,10 @@ def redacted(value: Any) -> Any:
         return _redact(value)
     if isinstance(value, Mapping):
         return {_redact(k) if isinstance(k, str) else k: redacted(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(redacted(v) for v in value) if type(value) in (list, tuple) else [redacted(v) for v in value]
+    if isinstance(value, list):
+        return [redacted(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(redacted(v) for v in value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.replace(value, **{f.name: redacted(getattr(value, f.name))
                                              for f in dataclasses.fields(value) if f.init})
