@@ -41,6 +41,7 @@ MAX_WORD = 200
 MAX_LINE = 1_000
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_ANY_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 #: Another writer's colour (SGR) sequence, kept, or any other control character, made inert.
 _FOREIGN = re.compile("(\x1b\\[[0-9;:]*m)|([\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f])")
 #: DEL and C1 controls, which ``json.dumps(ensure_ascii=False)`` leaves raw.
@@ -56,7 +57,11 @@ def _redact(text: str) -> str:
 def inert(text: str) -> str:
     """``text`` with its control characters (but tab and newline) as visible escapes:
     ``\\x1b`` for ESC, ``\\x9b`` for the C1 CSI; a CR before a newline is dropped."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text.replace("\r\n", "\n"))
+    return _CONTROL.sub(_escape, text.replace("\r\n", "\n"))
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\x{ord(match.group()):02x}"
 
 
 def scrub(text: str) -> str:
@@ -168,10 +173,14 @@ def redacted(value: Any) -> Any:
     return value
 
 
-def say(message: object, *, err: bool = True) -> None:
-    """One line (:func:`one_line`) on standard error, or standard output with ``err=False``."""
+def say(message: object, *, err: bool = True, whole: bool = False) -> None:
+    """One line (:func:`one_line`) on standard error, or standard output with ``err=False``.
+    ``whole``: a line that names a file the user may copy (``wrote PATH``) is redacted and
+    every control character in it shown, newline and tab too, but neither its spaces nor
+    its length are touched."""
+    line = _ANY_CONTROL.sub(_escape, _redact(str(message))) if whole else one_line(message)
     stream = sys.stderr if err else sys.stdout
-    getattr(stream, "own", stream).write(one_line(message) + "\n")
+    getattr(stream, "own", stream).write(line + "\n")
 
 
 @contextmanager

@@ -81,5 +81,5 @@ def command(
     else:
         show(summary(result))
         if report is not None:
-            say(f"report: {report}", err=False)
+            say(f"report: {report}", err=False, whole=True)
     raise typer.Exit(result.exit_code)

@@ -86,7 +86,7 @@ def command(
         if columns:
             show(table)
         for line in summary:
-            say(line, err=False)  # a path stays one line, whatever the width
+            say(line, err=False, whole=True)  # a path stays whole, on one line
     finally:
         opened.close()
 
@@ -109,7 +109,7 @@ def _copy(source, target_url: str, run_ids: list[str] | None) -> None:
     finally:
         target.close()
     say(f"copied {copied.runs} run(s) to {target.display}: {copied.total_rows} new row(s), "
-        f"{copied.experiments} experiment record(s)", err=False)
+        f"{copied.experiments} experiment record(s)", err=False, whole=True)
 
 
 def _per_sheet(bar: Callable[..., None] | None) -> Callable[[str, int], None] | None:

@@ -49,4 +49,4 @@ def command(
         opened.close()
     cut = f" (the newest of {report.selected:,}; --limit to change)" if report.selected > report.runs else ""
     size = f"{report.bytes / 1e6:.1f} MB" if report.bytes >= 1e6 else f"{max(1, round(report.bytes / 1e3))} KB"
-    say(f"wrote {report.path}: {report.runs:,} runs{cut}, {size} in {report.seconds:.1f}s")
+    say(f"wrote {report.path}: {report.runs:,} runs{cut}, {size} in {report.seconds:.1f}s", whole=True)

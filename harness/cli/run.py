@@ -183,5 +183,5 @@ def _export(harness: Any, run_ids: list[str], out: Path | None, gsheet: str | No
             say(f"harness: {label} export failed: {type(exc).__name__}: {exc}; the runs are safe in the store "
                 f"{store!r}: `harness export --store {store}` writes them again")
         else:
-            say(f"harness: exported to {label}: {out if label == 'Excel' else gsheet}")
+            say(f"harness: exported to {label}: {out if label == 'Excel' else gsheet}", whole=True)
     return ok

@@ -223,7 +223,7 @@ def _experiment_line(harness: Any, name: str, runs: list) -> None:
     failed = int((frame["status"] != "completed").sum())
     cases = len({r.result.get("case_id") for r in runs})
     say(f"experiment {name}: {len(runs)} run(s) of {cases} case(s), passed {passed}/{len(runs)}"
-        f"{f', {failed} failed' if failed else ''}; store {harness.store.display}", err=False)
+        f"{f', {failed} failed' if failed else ''}; store {harness.store.display}", err=False, whole=True)
 
 
 def _fmt(value: Any, spec: str = "") -> str:

@@ -14,7 +14,7 @@ import pytest
 from rich.table import Table
 from rich.text import Text
 
-from harness.cli._output import MAX_LINE, SafeConsole, guarded_output, one_line, progress, show, show_json
+from harness.cli._output import MAX_LINE, SafeConsole, guarded_output, one_line, progress, say, show, show_json
 
 
 def test_a_piped_table_is_printed_at_the_width_it_needs_not_cut_at_80_columns(capsys):
@@ -146,3 +146,9 @@ def test_no_command_prints_but_through_the_one_printing_path():
                 if name in banned:
                     found.append(f"{path.name}:{node.lineno} {name}")
     assert found == []
+
+
+def test_a_line_naming_a_file_keeps_the_path_whole_on_one_line(capsys):
+    path = "/tmp/" + "deep  dir/" * 40 + "report.html"
+    say(f"wrote {path}\n", err=False, whole=True)
+    assert capsys.readouterr().out == f"wrote {path}\\x0a\n"
