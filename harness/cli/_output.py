@@ -156,19 +156,30 @@ def show_json(data: Any, *, indent: int | None = 2) -> None:
 
 
 def redacted(value: Any) -> Any:
-    """``value`` with every text in it redacted: in mappings (keys too), lists, tuples and
-    dataclasses (copied). For data a renderer cuts for display (a tool's output in
-    ``harness show``): cut first, a secret could lose the part its rule recognises."""
+    """``value`` with every text in it redacted (see :func:`_texts_mapped`)."""
+    return _texts_mapped(value, _redact)
+
+
+def printable(value: Any) -> Any:
+    """``value`` with every text in it scrubbed (:func:`scrub`), for a renderer: it then
+    measures and cuts the text as it will be printed (a tool's output in ``harness show``
+    is cut to 50 characters; cut first, a secret could lose the part its rule recognises)."""
+    return _texts_mapped(value, scrub)
+
+
+def _texts_mapped(value: Any, change: Callable[[str], str]) -> Any:
+    """``value`` with ``change`` applied to every text in it: in mappings (keys too),
+    lists, tuples and dataclasses (copied)."""
     if isinstance(value, str):
-        return _redact(value)
+        return change(value)
     if isinstance(value, Mapping):
-        return {_redact(k) if isinstance(k, str) else k: redacted(v) for k, v in value.items()}
+        return {change(k) if isinstance(k, str) else k: _texts_mapped(v, change) for k, v in value.items()}
     if isinstance(value, list):
-        return [redacted(v) for v in value]
+        return [_texts_mapped(v, change) for v in value]
     if isinstance(value, tuple):
-        return tuple(redacted(v) for v in value)
+        return tuple(_texts_mapped(v, change) for v in value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.replace(value, **{f.name: redacted(getattr(value, f.name))
+        return dataclasses.replace(value, **{f.name: _texts_mapped(getattr(value, f.name), change)
                                              for f in dataclasses.fields(value) if f.init})
     return value
 

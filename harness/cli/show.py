@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._open import open_store, run_ids
-from ._output import redacted, show, show_json
+from ._output import printable, show, show_json
 
 
 def command(
@@ -24,10 +24,10 @@ def command(
 
     opened = open_store(store)
     try:
-        view = redacted(load_run(opened, run_ids(opened, [run])[0]))  # before the tree cuts long text
+        view = load_run(opened, run_ids(opened, [run])[0])
     finally:
         opened.close()
     if json:
         show_json(view.to_dict())
     else:
-        show(run_tree(view))
+        show(run_tree(printable(view)))  # scrubbed before the tree measures and cuts it

@@ -135,6 +135,8 @@ def test_list_shows_secrets_redacted_and_escapes_inert(project, terminal):
     assert "[REDACTED]" in done.stdout and "\\x1b]2;pwned" in done.stdout
     if terminal:
         assert _SGR.search(done.stdout)  # our colours still reach a terminal
+    else:  # measured as printed: piped, the subject is not wrapped
+        assert "\\x1b]2;pwned\\x07\\x1b[2JAcme" in done.stdout
 
 
 @pytest.mark.parametrize("terminal", [False, True], ids=["piped", "terminal"])
