@@ -75,7 +75,12 @@ def test_the_core_reaches_exporters_only_lazily_from_the_facade_and_the_cli(grap
 
 def test_exporters_read_the_store_never_a_live_run(graph):
     reached = {imported for _, imported, _ in imports(graph, "exporters", "harness")}
-    assert reached <= {"harness.schema", "harness.store", "harness.config"}
+    assert reached <= {"harness.schema", "harness.store", "harness.config", "harness.inputs"}
+
+
+def test_the_safe_file_reader_imports_nothing_of_ours(graph):
+    for other in PACKAGES:
+        assert imports(graph, "harness.inputs", other) == [], other
 
 
 def test_tracing_and_the_store_know_nothing_of_who_calls_them(graph):

@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from .. import config
+from ..inputs import CREDENTIALS, InputError, not_regular, read_json_file
 from ..schema import SHEET_NAMES, SHEETS, SHEETS_BY_NAME
 from . import _recompute as recompute
 from ._aggregate import aggregate_runs, plot_data, run_records
@@ -49,10 +49,12 @@ def audit_workbook(path: str | os.PathLike[str], *, tolerance: float = 1e-6, bas
     Raises :class:`AuditInputError` (a ValueError) when it cannot be audited: not a
     workbook, a sheet or spec column missing, spec columns out of order, or a part of the
     archive over ``limits`` (a decompression bomb; default :class:`ArchiveLimits`)."""
-    if Path(path).is_dir():
-        raise AuditInputError(f"{os.fspath(path)} is a directory, not a workbook")
-    if not Path(path).is_file():
-        raise AuditInputError(f"{os.fspath(path)}: no such file")
+    try:
+        what = not_regular(os.stat(path).st_mode)
+    except OSError as exc:
+        raise AuditInputError(f"{os.fspath(path)}: {str(exc.strerror or 'no such file').lower()}") from None
+    if what is not None:  # a FIFO would block the open, a device would never end
+        raise AuditInputError(f"{os.fspath(path)} is {what}, not a workbook")
     with WorkbookSource(path, limits) as source:
         return audit_source(source, tolerance=tolerance, baseline_model=baseline_model,
                             company_types=company_types, progress=progress)
@@ -72,10 +74,12 @@ def audit_google_sheet(spreadsheet_id: str, *, client: Any = None, credentials_f
             raise AuditInputError("no Google credentials: pass --credentials FILE or set GOOGLE_APPLICATION_CREDENTIALS")
         shown = repr(os.fspath(credentials))
         try:
-            client = gspread.service_account(filename=os.fspath(credentials))
-        except OSError as exc:
-            raise AuditInputError(f"cannot read credentials file {shown}: {exc.strerror or exc}") from None
-        except ValueError:  # not JSON, or a key without the fields a service account has
+            info = read_json_file(credentials, CREDENTIALS)  # a regular file of at most 10 MB
+        except InputError as exc:
+            raise AuditInputError(str(exc)) from None
+        try:
+            client = gspread.service_account_from_dict(info)
+        except (ValueError, KeyError, TypeError, AttributeError):  # not the fields a service account has
             raise AuditInputError(f"credentials file {shown} is not a usable service-account key") from None
     try:
         return audit_source(GoogleSheetSource(spreadsheet_id, client), tolerance=tolerance,

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..tracing.redact import host_redactor
 from ..view.formats import number
 from . import _plots
 from ._model import AuditResult, Finding, GroupSummary, jsonable
@@ -70,7 +71,13 @@ def pass_rate_text(g: GroupSummary) -> str:
 
 
 def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
+    """Text for the page: redacted (a workbook may hold what the store's rules of its day
+    let through), then escaped."""
+    return html.escape(_redact(str(value)), quote=True)
+
+
+def _redact(text: str) -> str:
+    return host_redactor()(text)
 
 
 def fmt(value: Any, digits: int = 4) -> str:
@@ -79,8 +86,9 @@ def fmt(value: Any, digits: int = 4) -> str:
 
 
 def cell_text(value: Any) -> str:
-    """A cell value for people: ``(empty)``, JSON-ish text, cut at 300 characters."""
-    text = "(empty)" if value is None or value == "" else str(jsonable(value))
+    """A cell value for people: ``(empty)``, JSON-ish text, redacted, then cut at 300
+    characters (cut first, a secret could lose the part its rule recognises)."""
+    text = "(empty)" if value is None or value == "" else _redact(str(jsonable(value)))
     return text if len(text) <= 300 else text[:300] + "…"
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ._errors import UsageError
+from ._output import say
 
 if TYPE_CHECKING:
     from harness.store import Store
@@ -24,8 +24,8 @@ def open_harness(store: str | None):
     if endpoint and span_destination() == "otlp":
         reason = unreachable(endpoint)
         if reason is not None:
-            print(f"harness: warning: OTEL_EXPORTER_OTLP_ENDPOINT={endpoint} cannot be reached ({reason}); "
-                  "this command sends no spans", file=sys.stderr)
+            say(f"harness: warning: OTEL_EXPORTER_OTLP_ENDPOINT={endpoint} cannot be reached ({reason}); "
+                "this command sends no spans")
             config.unset("OTEL_EXPORTER_OTLP_ENDPOINT")
     try:
         harness = Harness(store=store, writer=config.value("HARNESS_WRITER") or "thread", strict=True)
@@ -55,9 +55,9 @@ def open_store(url: str | None) -> Store:
         if PostgresStore.accepts(store_url(url)):
             return Store(store_url(url))
         path = resolve_store_path(url)
-        if not path.is_file():
+        if not path.exists():
             raise UsageError(f"no store at {str(path)!r} (use --store or $HARNESS_STORE)")
-        return Store(path)
+        return Store(path)  # refuses a directory, a FIFO or a device before SQLite opens it
     except StoreError as exc:
         raise UsageError(str(exc)) from None
 

@@ -37,7 +37,8 @@ def command(
     alpha: Annotated[float, typer.Option(
         help="Significance level of each one-sided test, below 0.5; intervals are at 1 - 2*alpha.")] = 0.05,
 ) -> None:
-    from harness.experiment.compare import Margins, UnknownExperiment, compare_experiments, metric as known
+    from harness.experiment.compare import Margins, compare_experiments, metric as known
+    from harness.experiment.errors import ExperimentError
 
     if not 0 < alpha < 0.5:
         raise UsageError(f"--alpha must be between 0 and 0.5, got {alpha}")
@@ -54,7 +55,7 @@ def command(
     opened = open_store(store)
     try:
         comparison = compare_experiments(opened, a, b, alpha=alpha, metrics=metric, gate=gate, margin=margin)
-    except UnknownExperiment as exc:
+    except ExperimentError as exc:  # a blank name, or one without runs
         raise UsageError(str(exc)) from None
     finally:
         opened.close()

@@ -12,6 +12,7 @@ import typer
 
 from ._errors import UsageError
 from ._open import open_harness
+from ._output import say
 
 
 def command(
@@ -32,5 +33,5 @@ def command(
         raise UsageError(str(exc)) from None
     verdict = {1: "pass", 0: "fail"}.get(row["passed"], f"value {row['value']:g}")
     passed = next(iter(harness.store.rows("runs", [row["run_id"]], columns=["passed"])), {}).get("passed")
-    print(f"run {row['run_id']}: label {row['name']} = {verdict}"
-          f"{f' ({comment})' if comment else ''}; the run {'passes' if passed else 'does not pass' if passed == 0 else 'has no pass'}")
+    say(f"run {row['run_id']}: label {row['name']} = {verdict}{f' ({comment})' if comment else ''}; the run "
+        f"{'passes' if passed else 'does not pass' if passed == 0 else 'has no pass'}", err=False)

@@ -6,13 +6,13 @@ A scorer whose name the experiment already has scores of is refused unless --rep
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Optional
 
 import typer
 
 from ._errors import UsageError
 from ._open import open_harness
+from ._output import say
 
 
 def command(
@@ -37,10 +37,11 @@ def command(
         summary = rescore(harness, experiment, scorers, replace=replace, concurrency=concurrency)
     except ExperimentError as exc:
         raise UsageError(str(exc)) from None
-    print(f"rescored experiment {experiment}: {summary.runs} run(s), {summary.scores} score(s) written"
-          f"{f', {summary.failed} could not be made' if summary.failed else ''}; store {harness.store.display}")
+    say(f"rescored experiment {experiment}: {summary.runs} run(s), {summary.scores} score(s) written"
+        f"{f', {summary.failed} could not be made' if summary.failed else ''}; store {harness.store.display}",
+        err=False, whole=True)
     ids = [r["run_id"] for r in harness.store.rows("runs", columns=["run_id"], where={"experiment": experiment})]
     print_score_summary(harness.store, ids, only={s.name for s in scorers} if not summary.refused else None)
     if summary.refused:
-        print(f"harness: not replaced (give --replace): {', '.join(f'{n} on {k} run(s)' for n, k in summary.refused.items())}",
-              file=sys.stderr)
+        say(f"harness: not replaced (give --replace): "
+            f"{', '.join(f'{n} on {k} run(s)' for n, k in summary.refused.items())}")

@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._open import open_store, run_ids
-from ._output import show, show_json
+from ._output import printable, show, show_json
 
 
 def command(
@@ -30,4 +30,4 @@ def command(
     if json:
         show_json(view.to_dict())
     else:
-        show(run_tree(view))
+        show(run_tree(printable(view)))  # scrubbed before the tree measures and cuts it

@@ -259,6 +259,9 @@ def compare_experiments(store: Any, a: str, b: str, *, alpha: float = 0.05, metr
     asked = [metric(name).name for name in dict.fromkeys(metrics or ())]
     gated = [metric(name).name for name in dict.fromkeys(gate or ())]
     margins = Margins.parse(margin)
+    for name in (a, b):
+        if not isinstance(name, str) or not name.strip():
+            raise ExperimentError(f"an experiment name must be a text that is not blank, not {name!r}")
     sides = {name: ExperimentRuns(store, name) for name in dict.fromkeys((a, b))}
     ra, rb = sides[a], sides[b]
     cases_a, cases_b = _cases(ra), _cases(rb)

@@ -16,6 +16,7 @@ import concurrent.futures
 import contextlib
 import datetime as dt
 import logging
+import re
 import subprocess
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -40,6 +41,26 @@ logger = logging.getLogger("harness")
 
 # The harness and its runs are typed loosely here: this module is what harness.Harness calls.
 Harness = Run = Any
+
+
+#: Characters of an experiment's name: it is a key in every row of its runs, and printed.
+MAX_NAME_CHARS = 200
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def check_name(name: str) -> str:
+    """``name`` if it can name an experiment: a text that is not blank, holds no control
+    character (it is one line wherever it is shown) and has at most
+    :data:`MAX_NAME_CHARS` characters; :class:`ExperimentError` otherwise."""
+    if not isinstance(name, str) or not name.strip():
+        raise ExperimentError(f"an experiment name must be a text that is not blank, not {name!r}")
+    if len(name) > MAX_NAME_CHARS:
+        raise ExperimentError(f"an experiment name has at most {MAX_NAME_CHARS} characters, not {len(name):,} "
+                              f"({name[:40]!r}…)")
+    if _CONTROL.search(name):
+        raise ExperimentError(f"an experiment name holds no control character (tab, newline, escape ...), "
+                              f"not {name!r}")
+    return name
 
 
 @dataclass
@@ -114,6 +135,8 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
     From inside a running event loop (a notebook) the runs go on a thread of their own.
     Raises :class:`ExperimentError` or :class:`DatasetError` before any run starts when it
     cannot run."""
+    if name is not None:
+        check_name(name)
     chosen = scorers_of(scorers)
     if chosen and name is None:
         raise ExperimentError("scorers score the runs of an experiment: give it a name")

@@ -45,9 +45,12 @@ SECRET_ENV_NAME = re.compile(
     r"(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN)$"
     r"|(?:^|_)(?:PWD|PASS|KEY|APIKEY|CREDENTIALS?|AUTH|PRIVATE|DSN|CONN(?:ECTION)?_?STR(?:ING)?)$",
     re.IGNORECASE)
-#: Names of that form that are no secret (in any case): the shell's working directory, whose
-#: value is a path that would be redacted wherever a run mentions it.
-NOT_SECRET_ENV_NAMES = frozenset({"PWD"})
+#: Names of that form that are no secret (in any case): paths, which would be redacted wherever a
+#: run mentions them.
+NOT_SECRET_ENV_NAMES = frozenset({
+    "PWD",  # the shell's working directory
+    "GOOGLE_APPLICATION_CREDENTIALS",  # the path of a key file (its contents are the secret, never read here)
+})
 #: A URL with a password (``postgresql://user:password@host/db``) in a variable's value: whatever
 #: the variable's name (``DATABASE_URL``, ``REDIS_URL``, ``http_proxy``), the password is a secret.
 URL_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^\s/?#@:]*:(?P<password>[^\s/?#]+)@", re.IGNORECASE)

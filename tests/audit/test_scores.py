@@ -11,7 +11,7 @@ import pytest
 from harness import Harness
 from harness.audit import audit_frames, audit_workbook
 
-from .conftest import edit, edited_frames, frame_value, row_of
+from .conftest import edit, edited_frames, row_of
 
 
 def test_a_clean_workbook_has_its_scores_audited_without_findings(workbook) -> None:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binomtest
 
-from evaluators import VERDICTS, SignFlips, holm, needed_cases, paired_test, verdict
+from evaluators import VERDICTS, SignFlips, holm, needed_cases, verdict
 
 
 def test_the_four_verdicts():

@@ -14,6 +14,7 @@ from scipy.stats import binomtest
 from harness import Harness, UnknownExperiment
 from harness.cli import main
 from harness.experiment.compare import METRICS, compare_experiments
+from harness.experiment.runner import ExperimentError
 
 
 def write_experiment(store, name, outcomes, *, latency=None, answers=None, status=None, tokens=None, cost=None):
@@ -338,3 +339,22 @@ def test_the_report_of_two_experiments_compares_them_in_the_same_words(h, tmp_pa
     assert "Comparison: base → cand" in page and "badge regressed" in page
     assert "<td class=num>100%</td>" in page and "<td class=num>60%</td>" in page
     assert "regressed: pass_rate" in page and "90% CI" in page and "0.00024 worse" in page
+
+
+@pytest.mark.parametrize("name", ["", "  "])
+def test_a_blank_name_is_refused_as_such(h, capsys, name):
+    write_experiment(h.store, "base", [1])
+    with pytest.raises(ExperimentError, match="not blank"):
+        h.compare("base", name)
+    h.flush()
+    assert run_cli("compare", name, "base", "--store", str(h.store.location)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "an experiment name must be a text that is not blank" in err
+
+
+def test_a_huge_unknown_name_is_cut_in_the_one_line_error(h, capsys):
+    write_experiment(h.store, "base", [1])
+    h.flush()
+    assert run_cli("compare", "base", "n" * 100_000, "--store", str(h.store.location)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < 400 and "no experiment 'nnnn" in err and "more characters]" in err

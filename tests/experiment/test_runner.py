@@ -177,3 +177,19 @@ def test_a_runs_view_shows_its_cases_outcome(h):
     good, bad = (load_run(h.store, run_id).to_dict()["scores"]["case"] for run_id in e.run_ids)
     assert good["passed"] and good["answer"]["check"] == "contains" and good["answer"]["score"] == 1.0
     assert not bad["passed"] and bad["answer"]["reference"] == "Atlantis"
+
+
+@pytest.mark.parametrize("name, message", [
+    ("", "not blank"), ("   ", "not blank"), ("base\nline", "no control character"), ("\x1b[2Jbase", "no control character"),
+    ("n" * 201, "at most 200 characters, not 201"),
+])
+def test_a_name_that_cannot_be_shown_on_one_line_is_refused_before_anything_runs(h, name, message):
+    with pytest.raises(ExperimentError, match=message):
+        h.experiment(name, react_agent(), capital_cases(1))
+    assert h.experiments().empty and h.sheets(sheets=["runs"])["runs"].empty
+
+
+def test_a_huge_name_is_refused_in_a_message_of_bounded_length(h):
+    with pytest.raises(ExperimentError) as refused:
+        h.experiment("n" * 100_000, react_agent(), capital_cases(1))
+    assert "at most 200 characters, not 100,000" in str(refused.value) and len(str(refused.value)) < 200

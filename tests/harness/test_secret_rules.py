@@ -318,3 +318,10 @@ def test_a_rule_with_a_reach_starts_every_match_within_it_of_a_needle(rule, text
     for match in rule.pattern.finditer(text):
         head = match.group().casefold()
         assert any(head.find(needle, 0, rule.reach + len(needle)) != -1 for needle in rule.needles)
+
+
+def test_the_path_of_a_google_key_file_is_not_a_secret():
+    from harness.tracing.redact import secret_values
+
+    assert secret_values({"GOOGLE_APPLICATION_CREDENTIALS": "/home/me/keys/service-account.json",
+                          "MY_CREDENTIALS": "a-real-secret-value"}) == ["a-real-secret-value"]
