@@ -27,7 +27,8 @@ def command(
     fail_on_inconclusive: Annotated[bool, typer.Option(
         "--fail-on-inconclusive", help="Exit 1 also when a gated metric is inconclusive.")] = False,
     metric: Annotated[Optional[list[str]], typer.Option(
-        "--metric", help=f"Compare only this metric (repeatable): {_METRIC_NAMES}.")] = None,
+        "--metric", help=f"Compare only this metric (repeatable): {_METRIC_NAMES}, or any score name of the "
+                         "experiments' runs (a scorer's, a label's).")] = None,
     gate: Annotated[Optional[list[str]], typer.Option(
         "--gate", help="A metric that gates (repeatable; default pass_rate); several are Holm-adjusted.")] = None,
     margin: Annotated[Optional[list[str]], typer.Option(
@@ -37,17 +38,11 @@ def command(
     alpha: Annotated[float, typer.Option(
         help="Significance level of each one-sided test, below 0.5; intervals are at 1 - 2*alpha.")] = 0.05,
 ) -> None:
-    from harness.experiment.compare import Margins, compare_experiments, metric as known
+    from harness.experiment.compare import Margins, compare_experiments
     from harness.experiment.errors import ExperimentError
 
     if not 0 < alpha < 0.5:
         raise UsageError(f"--alpha must be between 0 and 0.5, got {alpha}")
-    for option, names in (("--metric", metric), ("--gate", gate)):
-        for name in names or []:
-            try:
-                known(name)
-            except ValueError:
-                raise UsageError(f"unknown {option} {name!r}; metrics are {_METRIC_NAMES}") from None
     try:
         Margins.parse(margin)
     except ValueError as exc:
@@ -57,6 +52,13 @@ def command(
         comparison = compare_experiments(opened, a, b, alpha=alpha, metrics=metric, gate=gate, margin=margin)
     except ExperimentError as exc:  # a blank name, or one without runs
         raise UsageError(str(exc)) from None
+    except ValueError as exc:  # a metric the experiments do not have
+        text = str(exc)
+        if text.startswith("margin "):
+            raise UsageError(f"--{text}") from None
+        unknown = text.split("'")[1] if "'" in text else ""
+        option = "--gate" if unknown in (gate or ()) and unknown not in (metric or ()) else "--metric"
+        raise UsageError(text.replace("unknown metric", f"unknown {option}", 1)) from None
     finally:
         opened.close()
     if as_json:

@@ -58,6 +58,21 @@ class ExperimentRuns:
                                        if known else " (it has no experiments)"))
         self._store = store
         self._read: dict[tuple[str, str], dict[str, Any]] = {}
+        self.sources: dict[str, str] = {}  # score name -> its source (rule, llm, code, human)
+
+    def scores(self) -> dict[str, dict[str, Any]]:
+        """Score name -> run id -> its value (its pass, 1 or 0, for a score without a value),
+        for every score of the experiment's runs (the scores sheet), read once."""
+        if ("scores", "*") not in self._read:
+            ids = [r["run_id"] for r in self.runs]
+            by_name: dict[str, dict[str, Any]] = defaultdict(dict)
+            for start in range(0, len(ids), _CHUNK):
+                for row in self._store.rows("scores", ids[start:start + _CHUNK],
+                                            columns=["run_id", "name", "value", "passed", "source"]):
+                    by_name[row["name"]][row["run_id"]] = row["value"] if row["value"] is not None else row["passed"]
+                    self.sources.setdefault(row["name"], row["source"])
+            self._read["scores", "*"] = dict(by_name)
+        return self._read["scores", "*"]
 
     def column(self, sheet: str, column: str) -> dict[str, Any]:
         """Run id -> ``column`` of ``sheet`` (the last row of a run that has several)."""
@@ -103,11 +118,35 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
 
 
 def metric(name: str) -> Metric:
-    """The metric called ``name``; ValueError naming the known ones otherwise."""
+    """The built-in metric called ``name``; ValueError naming the known ones otherwise."""
     try:
         return METRICS[name]
     except KeyError:
         raise ValueError(f"unknown metric {name!r}; metrics are {', '.join(METRICS)}") from None
+
+
+def score_metrics(*sides: ExperimentRuns) -> dict[str, Metric]:
+    """A metric for every score name of the experiments' runs that is not a built-in metric
+    (a user's scorer, a label, a check such as ``evaluation`` or ``judge``): higher is
+    better; its per-run value is the score's value (its pass, for a score without one); it
+    is a 0/1 outcome when every value is 0 or 1, and lies in [0, 1] when every value does."""
+    values: dict[str, list[Any]] = defaultdict(list)
+    for side in sides:
+        for name, by_run in side.scores().items():
+            values[name] += by_run.values()
+    out = {}
+    for name, seen in values.items():
+        if name in METRICS:
+            continue
+        finite = [float(v) for v in seen if v is not None and math.isfinite(float(v))]
+        out[name] = Metric(name, True, bool(finite) and all(v in (0.0, 1.0) for v in finite),
+                           all(0.0 <= v <= 1.0 for v in finite),
+                           lambda runs, name=name: runs.scores().get(name, {}))
+    return out
+
+
+#: Scores shown by default besides the built-in metrics: the user's own (scorers and labels).
+_DEFAULT_SCORE_SOURCES = ("code", "human")
 
 
 @dataclass(frozen=True)
@@ -137,9 +176,7 @@ class Margins:
         for item in items:
             name, _, text = item.rpartition("=")
             value, is_share = _margin_value(text.strip(), item)
-            if name:
-                if name.strip() not in METRICS:
-                    raise ValueError(f"margin {item!r} names an unknown metric; metrics are {', '.join(METRICS)}")
+            if name:  # (a metric's name is checked against the experiments' metrics when they are read)
                 by_name[name.strip()] = (value, is_share)
             elif is_share:
                 relative = value
@@ -256,25 +293,38 @@ def compare_experiments(store: Any, a: str, b: str, *, alpha: float = 0.05, metr
     an unknown metric, a bad margin or an alpha outside (0, 0.5)."""
     if not 0 < alpha < 0.5:
         raise ValueError(f"alpha must be between 0 and 0.5, got {alpha}")
-    asked = [metric(name).name for name in dict.fromkeys(metrics or ())]
-    gated = [metric(name).name for name in dict.fromkeys(gate or ())]
     margins = Margins.parse(margin)
     for name in (a, b):
         if not isinstance(name, str) or not name.strip():
             raise ExperimentError(f"an experiment name must be a text that is not blank, not {name!r}")
     sides = {name: ExperimentRuns(store, name) for name in dict.fromkeys((a, b))}
     ra, rb = sides[a], sides[b]
+    known = {**METRICS, **score_metrics(ra, rb)}
+
+    def resolve(name: str) -> str:
+        if name not in known:
+            raise ValueError(f"unknown metric {name!r}; metrics are {', '.join(METRICS)} and the experiments' "
+                             f"scores ({', '.join(n for n in known if n not in METRICS) or 'none'})")
+        return name
+
+    asked = [resolve(name) for name in dict.fromkeys(metrics or ())]
+    gated = [resolve(name) for name in dict.fromkeys(gate or ())]
+    for name in margins.by_name:
+        if name not in known:
+            raise ValueError(f"margin {name}=… names an unknown metric; metrics are {', '.join(known)}")
     cases_a, cases_b = _cases(ra), _cases(rb)
     paired = [c for c in cases_a if c in cases_b]
     paired_set = set(paired)
     warnings = _pairing_warnings(store, ra, rb, cases_a, cases_b, paired)
     if gate is None:
         gated = [name for name in DEFAULT_GATE if not asked or name in asked]
-    names = [n for n in METRICS if n in asked or n in gated] if asked else list(METRICS)  # registry order
+    own = [n for n in known if n not in METRICS and {ra.sources.get(n), rb.sources.get(n)} & set(_DEFAULT_SCORE_SOURCES)]
+    names = ([n for n in known if n in asked or n in gated] if asked
+             else [*METRICS, *own, *(n for n in gated if n not in METRICS and n not in own)])
 
     values: dict[str, tuple[_Side, _Side]] = {}
     for name in names:
-        m = METRICS[name]
+        m = known[name]
         side_a, side_b = _side(m, ra, paired_set), _side(m, rb, paired_set)
         has_any = any(side_a.cases.values()) or any(side_b.cases.values())
         if not has_any and name not in asked and name not in gated:
@@ -284,11 +334,11 @@ def compare_experiments(store: Any, a: str, b: str, *, alpha: float = 0.05, metr
         del values["total_cost"]
         warnings.append(f"total_cost is total_tokens times one price (${price * 1e6:.6g} per million tokens) in "
                         "every paired run: it is not tested apart from total_tokens")
-    warnings.extend(_value_warnings(values, a, b))
+    warnings.extend(_value_warnings(values, a, b, known))
 
     tested = []
     for name, (side_a, side_b) in values.items():
-        m = METRICS[name]
+        m = known[name]
         both = [c for c in paired if side_a.cases.get(c) and side_b.cases.get(c)]
         xa = [mean_of_repeats(side_a.cases[c]) for c in both]
         xb = [mean_of_repeats(side_b.cases[c]) for c in both]
@@ -383,7 +433,8 @@ def _pairing_warnings(store: Any, ra: ExperimentRuns, rb: ExperimentRuns, cases_
     return warnings
 
 
-def _value_warnings(values: Mapping[str, tuple[_Side, _Side]], a: str, b: str) -> list[str]:
+def _value_warnings(values: Mapping[str, tuple[_Side, _Side]], a: str, b: str,
+                    known: Mapping[str, Metric]) -> list[str]:
     warnings = []
     left_out = [name for name, (sa, sb) in values.items() if sa.not_completed + sb.not_completed]
     if left_out:
@@ -392,7 +443,7 @@ def _value_warnings(values: Mapping[str, tuple[_Side, _Side]], a: str, b: str) -
                         f"{sa.not_completed}, {b} {sb.not_completed}) are left out of {', '.join(left_out)}")
     for name, (sa, sb) in values.items():
         if sa.missing + sb.missing:
-            what = "a pass (passed is empty)" if METRICS[name].outcome else f"a {name} value"
+            what = "a pass (passed is empty)" if name == "pass_rate" else f"a {name} value"
             warnings.append(f"{sa.missing + sb.missing} run(s) without {what} are left out of {name} "
                             f"({a} {sa.missing}, {b} {sb.missing})")
         if sa.non_finite + sb.non_finite:

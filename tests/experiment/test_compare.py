@@ -297,7 +297,7 @@ def test_the_cli_gate_and_exit_codes(h, capsys):
 @pytest.mark.parametrize("args,message", [
     (["--metric", "speed"], "unknown --metric 'speed'"), (["--gate", "speed"], "unknown --gate 'speed'"),
     (["--alpha", "0.5"], "--alpha must be between 0 and 0.5"), (["--margin", "ten"], "--margin 'ten' must be"),
-    (["--margin", "speed=1"], "--margin 'speed=1' names an unknown metric"), (["--margin", "0"], "must be a positive"),
+    (["--margin", "speed=1"], "--margin speed=… names an unknown metric"), (["--margin", "0"], "must be a positive"),
 ])
 def test_bad_options_are_one_line_usage_errors(h, capsys, args, message):
     write_experiment(h.store, "base", [1])

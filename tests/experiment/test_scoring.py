@@ -298,3 +298,32 @@ def test_bad_scorer_and_label_input_is_one_line_and_exit_2(project, args, messag
     done = cli(project, *args, "--store", "runs.db")
     assert done.returncode == 2 and message in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_compare_takes_any_score_name_as_a_metric_and_can_gate_on_it(h):
+    from .agents import react_agent
+
+    def right(run, case):
+        return run.answer is not None and case.reference_answer in run.answer
+
+    cases = capital_cases(12)
+    h.experiment("base", react_agent(), cases, scorers=[right])
+    h.experiment("cand", react_agent(), cases, scorers=[right], context={"wrong": True})
+    default = h.compare("base", "cand")
+    assert "right" in [m.name for m in default.metrics]  # a user's own score is reported by default
+    right_metric = default.metric("right")
+    assert (right_metric.a, right_metric.b, right_metric.test) == (1.0, 0.0, "exact_binomial_discordant")
+    assert not right_metric.gated and right_metric.verdict == "regressed"
+    gated = h.compare("base", "cand", metrics=["right"], gate=["right"])
+    assert gated.gate == ("right",) and gated.regressed and [m.name for m in gated.metrics] == ["right"]
+    with pytest.raises(ValueError, match="unknown metric 'wrong'"):
+        h.compare("base", "cand", metrics=["wrong"])
+
+
+def test_a_human_label_is_a_metric_compare_can_read(h):
+    for name in ("base", "cand"):
+        e = h.experiment(name, react_agent(), capital_cases(2))
+        for run_id, value in zip(e.run_ids, (4, 5) if name == "base" else (2, 3)):
+            h.label(run_id, "tone", value)
+    tone = h.compare("base", "cand", metrics=["tone"]).metric("tone")
+    assert (tone.n, tone.a, tone.b) == (2, 4.5, 2.5) and tone.delta == pytest.approx(-2.0)
