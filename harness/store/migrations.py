@@ -36,6 +36,8 @@ MIGRATIONS: tuple[Migration, ...] = (
                  "(the runs a group row covers, written once per group)"),
     Migration(4, "runs.passed (a run's pass/fail against its case's checks) and the experiments table "
                  "(name, graph target, dataset and its hash, git commit, models, when)"),
+    Migration(5, "langgraph_events.traceback, tool_calls.traceback, llm_calls.traceback: where a failed node, tool "
+                 "or model call failed"),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version
