@@ -613,5 +613,4 @@
   route(location.hash);
   window.addEventListener("hashchange", function () { route(location.hash); });
   document.body.setAttribute("data-ready", "yes");
-  if (window.performance && performance.mark) { performance.mark("report-list-ready"); }
 })();
