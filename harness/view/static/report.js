@@ -104,7 +104,7 @@
   }
   function glimpse(v, n) {
     var text = typeof v === "string" ? v : JSON.stringify(v);
-    text = (text || "—").replace(/\s+/g, " ");
+    text = (text || "—").slice(0, 4 * n).replace(/\s+/g, " ");
     return text.length > n ? text.slice(0, n - 1) + "…" : text;
   }
 
@@ -309,8 +309,7 @@
       var bar = svg("rect", {"class": "bar " + kind + (error ? " error" : "") + (e.st === "unfinished" ? " unfinished" : ""),
         x: labelW + start / span * barsW, y: y + 4, width: Math.max(2, dur / span * barsW), height: rowH - 8, rx: 2,
         "data-kind": kind, "data-status": e.st});
-      var lines = describe(e);
-      bar.addEventListener("mouseenter", function (event) { showTip(event, lines); });
+      bar.addEventListener("mouseenter", function (event) { showTip(event, describe(e)); });
       bar.addEventListener("mousemove", moveTip);
       bar.addEventListener("mouseleave", hideTip);
       g.appendChild(bar);
@@ -572,7 +571,7 @@
     p.appendChild(el("span", "badge " + run.st, run.st));
     p.appendChild(document.createTextNode(" " + facts.join(" · ")));
     header.appendChild(p);
-    var error = run.err ? header.appendChild(el("p", "error", run.err)) : null;
+    var error = run.err ? header.appendChild(el("div", "error", run.err)) : null;
     var waterfallBox = document.getElementById("waterfall"), entryBox = document.getElementById("entry");
     var scoresBox = document.getElementById("scores");
     waterfallBox.textContent = "";
@@ -581,7 +580,10 @@
     setHash("#run=" + encodeURIComponent(run.id));
     detailOf(index).then(function (detail) {
       if (state.selected !== index) { return; }
-      if (error && detail.err) { error.textContent = detail.err; }
+      if (error && detail.err) {  /* the whole error, where the list has its first 400 characters */
+        error.textContent = "";
+        error.appendChild(folded(detail.err, "error-text"));
+      }
       var chart = drawWaterfall(waterfallBox, detail, function (i) {
         chart.select(i);
         drawEntry(entryBox, detail.rows[i], detail);
