@@ -171,12 +171,13 @@ def test_a_long_list_renders_only_the_rows_in_view_and_scrolls_to_the_last(opene
 
 @pytest.fixture(scope="module")
 def long_report(tmp_path_factory) -> tuple[Path, str]:
-    """A report of one run whose node calls a tool that answers 5,000 characters."""
+    """A report of one run whose node, given a state of 12,500 characters (more than the
+    store previews), calls a tool that answers 5,000 characters."""
     folder = tmp_path_factory.mktemp("long")
     h = Harness(folder / "runs.db", writer="inline")
     with h.run(subject="long", workflow="writer") as run:
         graphs.single_node(lambda s, config: (report_text.invoke({"topic": "x"}, config), {"log": []})[1]).invoke(
-            {"log": []}, run.config)
+            {"log": ["word " * 2_500]}, run.config)
     h.flush()
     h.store.close()
     return write_report(Store(folder / "runs.db"), folder / "runs.html").path, run.run_id
@@ -196,6 +197,18 @@ def test_a_5000_character_tool_output_is_whole_and_readable_in_the_panel(opened,
     assert full.is_visible() and full.inner_text() == LONG_OUTPUT  # ...all of it a click away
     assert output.locator(".more").inner_text() == f"Fold · {len(LONG_OUTPUT.splitlines())} lines, 5,000 characters"
     assert page.locator("#entry .block.in pre").inner_text() == '{\n  "topic": "x"\n}'
+
+
+def test_a_nodes_input_cut_by_the_store_says_so_in_the_panel(opened, long_report):
+    report, run_id = long_report
+    page = opened.open(report, f"#run={run_id}&entry=0")
+    page.wait_for_selector("#entry .entry-head")
+    assert opened.entry() == "node only"
+    shown = page.locator("#entry .block.in pre.full").text_content()
+    assert shown.startswith('{"log":["word word') and shown.endswith("…[truncated, 12512 chars]")
+    assert page.inner_text("#entry .block.in .note").startswith(
+        "Cut: the store keeps a node's input and output as a preview of their first characters (12,512 characters")
+    assert page.locator("#entry .block.out .note").count() == 0  # its output is whole
 
 
 def test_a_block_of_the_panel_copies_its_whole_text(tabs, long_report):

@@ -343,8 +343,10 @@
     box.appendChild(root);
     return {
       select: function (i) {
-        groups.forEach(function (g, j) { g.classList.toggle("selected", j === i); });
-        if (groups[i]) { groups[i].setAttribute("aria-current", "true"); }
+        groups.forEach(function (g, j) {
+          g.classList.toggle("selected", j === i);
+          if (j === i) { g.setAttribute("aria-current", "true"); } else { g.removeAttribute("aria-current"); }
+        });
       }
     };
   }
@@ -448,7 +450,7 @@
       ? "Cut: the store keeps a node's input and output as a preview of their first characters (" +
         num(Number(found[1]), 9) + found[2] + " characters in all). A tool's or a model's payload, in the calls " +
         "under it, is kept whole."
-      : "Cut for the report at " + num(Number(found[1]), 9) + " characters: `harness show RUN --json` prints it whole.");
+      : "Cut for the report at " + num(Number(found[1]), 9) + " characters: harness show with --json prints it whole.");
   }
   function payload(title, value, kind, side) {
     if (value === undefined || value === null) { return null; }
