@@ -116,6 +116,9 @@ _NODE_TYPE = Column("node_type", "Text", "text", "The kind of that node: ``agent
 _STEP_NUMBER = Column("step_number", "Int", "int", "1-based order of the node execution the row was produced in "
                       "(node executions of the run, by start time).", "captured")
 _PARENT_SPAN_ID = Column("parent_span_id", "Extra", "text", "Span id of that span's parent.", "captured")
+_TRACEBACK = Column("traceback", "Extra", "text", "Where it failed: the exception's traceback as Python prints "
+                    "it (without the ``^^^`` markers), its innermost 40 frames, the last 8,192 characters led by "
+                    "``…[truncated, N chars]`` when cut; secrets scrubbed; empty when it did not raise.", "captured")
 _DURATION_MS = Column("duration_ms", "Measured", "float", "How long producing the row took, in milliseconds.",
                       "the writer of the row")
 _EVAL_STATUS = Column("eval_status", "Formula", "text", "``good`` when the row's overall score is >= 0.80, "
@@ -220,6 +223,7 @@ SHEETS: tuple[Sheet, ...] = (
         _TRACE_ID,
         _SPAN_ID,
         _PARENT_SPAN_ID,
+        _TRACEBACK,
     )),
     Sheet("assessments", "Us", "One row per credit assessment the synthesize node produced.", (
         _RUN_ID,
@@ -354,6 +358,7 @@ SHEETS: tuple[Sheet, ...] = (
         _TRACE_ID,
         _SPAN_ID,
         _PARENT_SPAN_ID,
+        _TRACEBACK,
     )),
     Sheet("consistency_scores", "Us", "One row per group of repeated runs of a company (per model, and across "
           "models).", (
@@ -449,6 +454,7 @@ SHEETS: tuple[Sheet, ...] = (
         _TRACE_ID,
         _SPAN_ID,
         _PARENT_SPAN_ID,
+        _TRACEBACK,
     )),
     Sheet("plans", "Us", "One row per plan the create_plan node made: the tools it selected and the tasks that "
           "follow.", (

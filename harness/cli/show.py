@@ -1,7 +1,8 @@
 """Show one run as a tree: nodes, their model and tool calls, in the order they happened, with a timeline, errors and the run's scores.
 
 RUN is a run id or its first 4+ characters (as `harness list` prints them), e.g. `harness show 3f2a9c1e`.
-`--json` prints {"run": {...}, "tree": [...], "scores": {...}} with inputs and outputs in full.
+`--json` prints {"run": {...}, "tree": [...], "scores": {...}} with inputs and outputs in full and each failed
+entry's traceback.
 """
 
 from __future__ import annotations

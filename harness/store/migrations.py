@@ -38,6 +38,8 @@ MIGRATIONS: tuple[Migration, ...] = (
                  "(name, graph target, dataset and its hash, git commit, models, when)"),
     Migration(5, "the scores table (every judgement of a run: built-in checks, judges, user scorers, labels); "
                  "runs.inputs, runs.outputs and runs.reference (what an experiment's run can be scored again from)"),
+    Migration(6, "langgraph_events.traceback, tool_calls.traceback, llm_calls.traceback: where a failed node, tool "
+                 "or model call failed"),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

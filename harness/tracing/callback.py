@@ -2,11 +2,12 @@
 
 Contract: every hook does the minimum on the graph's path (freeze its payload, see
 :mod:`.frozen`, and append one tuple to the run's log, see :mod:`.events`), formats
-nothing and never raises into the host: a failure is logged and counted. It imports
-nothing from OpenTelemetry and attaches no context. It runs inline (``run_inline = True``),
-so under ``ainvoke`` entries are appended in the event loop in callback order, with no
-executor hop. :class:`~harness.tracing.events.Assembly` turns the log
-into event records where rows and spans are made.
+nothing (but an error's traceback, whose frames do not outlive the hook) and never raises
+into the host: a failure is logged and counted. It imports nothing from OpenTelemetry and
+attaches no context. It runs inline (``run_inline = True``), so under ``ainvoke`` entries
+are appended in the event loop in callback order, with no executor hop.
+:class:`~harness.tracing.events.Assembly` turns the log into event records where rows and
+spans are made.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from .events import CHAIN, END, ERROR, MODEL, TOOL, Assembly, Event, describe_error, error_type_name, is_control_flow
+from .events import (CHAIN, END, ERROR, MODEL, TOOL, Assembly, Event, describe_error, describe_traceback,
+                     error_type_name, is_control_flow)
 from .frozen import freeze, freeze_messages, freeze_preview, freeze_result, held_bytes
 
 logger = logging.getLogger("harness")
@@ -78,8 +80,23 @@ class HarnessCallbackHandler(BaseCallbackHandler):
             self.log.append(entry)
 
     def _error(self, run_id: UUID, error: BaseException) -> None:
-        status = "interrupted" if is_control_flow(error) else "error"
-        self._end(run_id, (ERROR, run_id.int, time.time_ns(), status, describe_error(error), error_type_name(error)))
+        ns = time.time_ns()
+        if is_control_flow(error):
+            self._end(run_id, (ERROR, run_id.int, ns, "interrupted", describe_error(error), error_type_name(error),
+                               None))
+        else:
+            self._end(run_id, (ERROR, run_id.int, ns, "error", describe_error(error), error_type_name(error),
+                               self._traceback(error)))
+
+    def _traceback(self, error: BaseException) -> str | None:
+        """A failure's traceback, formatted here (only errors pay for it) because the frames
+        it names are gone by the time rows are made; one that cannot be formatted loses
+        itself, not the error."""
+        try:
+            return describe_traceback(error)
+        except Exception:  # noqa: BLE001
+            self._failed("traceback")
+            return None
 
     def take(self) -> tuple[list[tuple], dict[int, list[int]], int]:
         """The log, the streaming counts and the bytes their payloads hold, handed over (no

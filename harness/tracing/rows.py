@@ -313,6 +313,7 @@ def langgraph_event_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "status": e.status,
             "error": e.error,
             "timestamp": iso(e.end_ns),
+            "traceback": e.traceback,
         })
     return rows
 
@@ -358,6 +359,7 @@ def llm_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "time_to_first_token_ms": (e.first_token_ns - e.start_ns) / 1e6 if e.first_token_ns else None,
             "price_table": costs.price_table(model, ctx.prices) if price else None,
             "parent_tool_id": tree.text_id[parent_tool] if parent_tool is not None else None,
+            "traceback": e.traceback,
             **_trace(ctx, e),
         })
     return rows
@@ -420,6 +422,7 @@ def tool_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "timestamp": iso(e.end_ns),
             "generated_by": "Us",
             "tool_call_id": tree.text_id[e],
+            "traceback": e.traceback,
             **_trace(ctx, e),
         })
         if isinstance(rows[-1]["error"], (dict, list)):
@@ -469,7 +472,7 @@ def captured_rows(ctx: RunContext, events: Sequence[Event]) -> tuple[Tree, dict[
 #: the harness produced. (A preview that was cut was scrubbed before the cut as well.)
 PAYLOAD_COLUMNS = frozenset({
     "company_name", "prompt", "response", "reasoning", "context", "current_task", "input_preview", "output_preview",
-    "tool_input", "tool_output",
+    "tool_input", "tool_output", "traceback",
     "error", "system_prompt", "user_prompt", "variables_json", "thread_id", "workflow", "batch_id", "experiment",
     "case_id", "checkpoint_ns", "prompt_id", "prompt_name", "category", "workflow_phase", "call_type",
     "inputs", "outputs", "reference",

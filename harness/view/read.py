@@ -26,9 +26,9 @@ LIST_COLUMNS = ("run_id", "timestamp", "started_at", "workflow", "company_name",
 
 _EVENT_COLUMNS = ("run_id", "event_id", "parent_event_id", "event_kind", "event_name", "status", "error",
                   "timestamp", "duration_ms", "step_number", "langgraph_step", "subgraph_depth",
-                  "input_preview", "output_preview")
+                  "input_preview", "output_preview", "traceback")
 _LLM_COLUMNS = ("run_id", "llm_call_id", "model", "prompt_tokens", "completion_tokens", "total_tokens",
-                "total_cost", "time_to_first_token_ms", "usage_source", "status", "error")
+                "total_cost", "time_to_first_token_ms", "usage_source", "status", "error", "prompt", "response")
 _TOOL_COLUMNS = ("run_id", "tool_call_id", "tool_input", "tool_output", "status", "error", "call_depth")
 #: Sheet -> the columns a run's scores come from.
 _SCORE_COLUMNS = {
@@ -96,8 +96,9 @@ def load_run(store: Store, run_id: str) -> RunView:
 
 def load_runs(store: Store, run_ids: Sequence[str], *, clip: int | None = None) -> Iterator[RunView]:
     """The runs of ``run_ids`` that the store has, in that order, read a few hundred at a time;
-    ``clip`` cuts payloads (previews, tool input and output) to that many characters and
-    leaves them as the text they are stored as (a glimpse needs no decoding)."""
+    ``clip`` cuts payloads (previews, prompts, responses, tool input and output) to that many
+    characters and leaves them as the text they are stored as (a cut JSON text cannot be
+    decoded)."""
     for start in range(0, len(run_ids), _CHUNK):
         chunk = list(run_ids[start:start + _CHUNK])
         runs = {row["run_id"]: row for row in store.rows("runs", chunk)}
@@ -106,7 +107,7 @@ def load_runs(store: Store, run_ids: Sequence[str], *, clip: int | None = None) 
         ids = list(runs)
         events = _grouped(store.rows("langgraph_events", ids, columns=_EVENT_COLUMNS, clip=clip,
                                      decode_json=clip is None))
-        llm = _grouped(store.rows("llm_calls", ids, columns=_LLM_COLUMNS))
+        llm = _grouped(store.rows("llm_calls", ids, columns=_LLM_COLUMNS, clip=clip))
         tools = _grouped(store.rows("tool_calls", ids, columns=_TOOL_COLUMNS, clip=clip, decode_json=clip is None))
         scored = {sheet: {row["run_id"]: row for row in store.rows(sheet, ids, columns=columns)}
                   for sheet, columns in _SCORE_COLUMNS.items()}
@@ -153,12 +154,13 @@ def _executions(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             e = out[row["event_id"]] = {
                 "id": row["event_id"], "parent": row["parent_event_id"], "kind": row["event_kind"],
                 "name": row["event_name"], "started_at": None, "duration_ms": None, "status": "unfinished",
-                "error": None, "input": None, "output": None, "step": row["step_number"],
+                "error": None, "traceback": None, "input": None, "output": None, "step": row["step_number"],
                 "langgraph_step": row["langgraph_step"], "subgraph_depth": row["subgraph_depth"]}
         if row["status"] == "started":
             e["started_at"], e["input"] = row["timestamp"], row["input_preview"]
         else:
             e["status"], e["error"], e["output"] = row["status"], row["error"], row["output_preview"]
+            e["traceback"] = row["traceback"]
             e["duration_ms"] = row["duration_ms"]
             if e["started_at"] is None:  # no start row: place it by its end and duration
                 e["started_at"] = _before(row["timestamp"], row["duration_ms"])
@@ -193,7 +195,7 @@ def _tree(executions: dict[str, dict[str, Any]], calls: Mapping[str, dict[str, A
         status, error, details = _details(e, calls.get(eid))
         return TreeEntry(kind=e["kind"], id=eid, name=e["name"], started_at=e["started_at"],
                          duration_ms=e["duration_ms"], status=status, error=error, details=details,
-                         children=tuple(build(k) for k in kids))
+                         children=tuple(build(k) for k in kids), traceback=e["traceback"])
 
     top = sorted(children.get(None, []), key=lambda k: (executions[k]["started_at"] or "", order[k]))
     return tuple(build(eid) for eid in top)
@@ -212,7 +214,10 @@ def _details(e: dict[str, Any], call: dict[str, Any] | None) -> tuple[Any, str |
             "model": call.get("model"), "prompt_tokens": call.get("prompt_tokens"),
             "completion_tokens": call.get("completion_tokens"), "total_tokens": call.get("total_tokens"),
             "cost": call.get("total_cost"), "time_to_first_token_ms": call.get("time_to_first_token_ms"),
-            "usage_source": call.get("usage_source"), "input": e["input"], "output": e["output"]}
+            "usage_source": call.get("usage_source"),
+            # the call's row has the prompt and response whole; the events only their previews
+            "input": call["prompt"] if call.get("prompt") is not None else e["input"],
+            "output": call["response"] if call.get("response") is not None else e["output"]}
     if call.get("status") == "fail" and status == "ok":  # the tool answered with an error message
         status, error = "error", call.get("error")
     return status, error, {

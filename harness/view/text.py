@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -13,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .formats import MISSING, abbreviate, duration, moment, money, number, score
-from .model import RunView, TreeEntry
+from .model import Frame, RunView, TreeEntry, last_frames
 
 #: Characters of the timeline bar of ``harness show``.
 BAR_WIDTH = 24
@@ -131,8 +132,9 @@ def bar(offset_ms: float | None, duration_ms: float | None, span_ms: float, widt
     return " " * start + "█" * full + (_EIGHTHS[rest] if rest else "")
 
 
-def _what(prefix: str, entry: TreeEntry) -> Text:
-    """The tree guides, the entry's kind and name, then what it did (or its error, in red)."""
+def _what(prefix: str, entry: TreeEntry) -> RenderableType:
+    """The tree guides, the entry's kind and name, then what it did (or its error, in red);
+    under a failed entry, dim, the last frames of its traceback, one line each (cut to fit)."""
     text = Text(prefix, style="dim")
     if entry.kind == "node":
         text.append(entry.name, style="bold")
@@ -143,13 +145,30 @@ def _what(prefix: str, entry: TreeEntry) -> Text:
     if detail:
         text.append("  ")
         text.append_text(detail)
-    return text
+    frames = last_frames(entry.traceback) if entry.status == "error" else []
+    if not frames:
+        return text
+    guide = prefix[:-3] + ("│  " if prefix.endswith("├─ ") else "   ") if prefix else ""
+    return Group(text, *(Text(f"{guide}  {_where(frame)}", style="dim", no_wrap=True, overflow="ellipsis")
+                         for frame in frames))
+
+
+def _where(frame: Frame) -> str:
+    """A frame on one line: its file (from the working directory or ``site-packages``, when
+    under either), line, function and source."""
+    file, cwd = frame.file, os.getcwd() + os.sep
+    if file.startswith(cwd):
+        file = file[len(cwd):]
+    elif "site-packages" + os.sep in file:
+        file = file.rsplit("site-packages" + os.sep, 1)[1]
+    return f"{file}:{frame.line} in {frame.function}" + (f": {frame.source}" if frame.source else "")
 
 
 def _details(entry: TreeEntry) -> Text:
     d = entry.details
     if entry.status == "error" and entry.error:
-        return Text(abbreviate(entry.error, 200), style="red")
+        text = Text(f"{abbreviate(d.get('input'), 50)} → ", style="dim") if entry.kind == "tool" else Text()
+        return text.append(abbreviate(entry.error, 200), style="red")
     if entry.kind == "llm":
         tokens = (f"{number(d.get('prompt_tokens'))} → {number(d.get('completion_tokens'))} tokens"
                   if d.get("prompt_tokens") is not None else "tokens unknown")

@@ -1,5 +1,6 @@
 """The HTML report as a file: self-contained, its data safe inside its script, the runs it
-picks, the experiment summaries and the comparison of two experiments."""
+picks, every call's payloads whole up to a generous limit (packed in blocks, repeats kept
+once), the experiment summaries and the comparison of two experiments."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ import json
 import re
 
 import pytest
+from langchain_core.tools import tool
 
-from harness import Store
+from harness import Harness, Store
 from harness.view.experiments import comparison_html, summarise
-from harness.view.report import render, select_runs, write_report
+from harness.view.report import BLOCK_RUNS, FIELD_CHARS, PAYLOAD_KEYS, render, select_runs, tabled, write_report
 from harness.view import load_runs
+from tests.harness import graphs
 
 #: ``Comparison.to_dict()`` as DESIGN section 8 gives it.
 COMPARISON = {
@@ -49,10 +52,19 @@ def _data(page: str) -> dict:
 
 
 def _details(page: str) -> list:
+    """Every run's details, unpacked as the page does: blocks of runs, each row's payloads
+    looked up in its block's values."""
     found = re.search(r"<script type=application/octet-stream id=report-details data-encoding=gzip\+base64>"
-                      r"([A-Za-z0-9+/=]*)</script>", page)
+                      r"([A-Za-z0-9+/=,]*)</script>", page)
     assert found, "no inline details"
-    return json.loads(gzip.decompress(base64.b64decode(found.group(1))))
+    runs = []
+    for text in found.group(1).split(","):
+        block = json.loads(gzip.decompress(base64.b64decode(text)))
+        for run in block["runs"]:
+            for row in run["rows"]:
+                row.update((key, block["values"][row[key]]) for key in PAYLOAD_KEYS if key in row)
+        runs += block["runs"]
+    return runs
 
 
 def test_the_report_needs_nothing_from_the_network(recorded, tmp_path):
@@ -70,13 +82,61 @@ def test_every_run_carries_its_waterfall_rows_and_scores(recorded, tmp_path):
     for run_id, detail in details.items():
         kinds = {}
         for entry in detail["rows"]:
-            kinds[("node", "llm", "tool")[entry[0]]] = kinds.get(("node", "llm", "tool")[entry[0]], 0) + 1
+            kinds[("node", "llm", "tool")[entry["k"]]] = kinds.get(("node", "llm", "tool")[entry["k"]], 0) + 1
         assert kinds == dict(recorded.entries(run_id))
-    assert details[recorded.failed]["rows"][0][4:6] == ["error", "ValueError: backend unavailable for q"]
-    assert details[recorded.agent]["rows"][4][7:9] == ['{"query":"facts!"}', '{"query":"facts!","hits":3}']
+    node, tool = details[recorded.failed]["rows"]
+    assert (node["st"], node["err"]) == ("error", "ValueError: backend unavailable for q")
+    assert tool["in"] == {"query": "q"} and ", in broken\n" in tool["tb"] and "out" not in tool
+    assert (details[recorded.agent]["rows"][4]["in"], details[recorded.agent]["rows"][4]["out"]) == (
+        {"query": "facts!"}, {"query": "facts!", "hits": 3})
     assert details[recorded.credit]["scores"]["judge"]["overall"] > 0
     assert details[recorded.agent]["scores"]["tool_selection"] == {"f1": 1.0}
     assert details[recorded.agent]["span"] > 0
+
+
+def test_a_call_is_carried_whole_up_to_the_field_limit_and_cut_visibly_beyond_it(tmp_path):
+    @tool
+    def long_text(size: int) -> str:
+        """A text of ``size`` characters, each line numbered."""
+        lines = "".join(f"line {i:05d} of the output\n" for i in range(size // 24 + 1))
+        return lines[:size]
+
+    model = graphs.fake_model("the answer")
+    h = Harness(tmp_path / "runs.db", writer="inline")
+
+    def node(state, config):
+        model.invoke("a question " + "with many words " * 800, config)
+        long_text.invoke({"size": 5_000}, config)
+        long_text.invoke({"size": FIELD_CHARS + 5_000}, config)
+        return {"log": ["done"]}
+
+    with h.run(subject="long") as run:
+        graphs.single_node(node).invoke({"log": []}, run.config)
+    h.flush()
+    page = write_report(Store(tmp_path / "runs.db"), tmp_path / "r.html").path.read_text()
+    node_row, llm, whole, cut = _details(page)[0]["rows"]
+    assert llm["in"] == "human: a question " + "with many words " * 800  # the prompt whole, not its preview
+    assert llm["out"] == "the answer" and llm["pt"] == 11
+    assert whole["out"] == long_text.invoke({"size": 5_000})
+    assert len(cut["out"]) == FIELD_CHARS and cut["out"].endswith(f"…[truncated, {FIELD_CHARS}+ chars]")
+    assert cut["out"].startswith('"line 00000 of the output\\n')  # cut JSON is its text
+
+
+def test_payloads_repeated_in_a_block_are_kept_once_beside_those_like_them():
+    def run(text: str) -> dict:
+        return {"rows": [{"k": 0, "n": "plan", "in": text, "out": {"n": 1}}, {"k": 2, "n": "look", "in": "q"}]}
+
+    block = tabled([run("same state"), run("same state"), run("another state")])
+    assert block["values"] == ["same state", "another state", {"n": 1}, {"n": 1}, {"n": 1}, "q"]
+    assert [r["rows"][0]["in"] for r in block["runs"]] == [0, 0, 1]
+    assert [r["rows"][1]["in"] for r in block["runs"]] == [5, 5, 5]
+
+
+def test_the_details_of_many_runs_come_in_blocks(many, tmp_path):
+    page = write_report(Store(many), tmp_path / "many.html").path.read_text()
+    found = re.search(r"data-encoding=gzip\+base64>([A-Za-z0-9+/=,]*)</script>", page)
+    assert found.group(1).count(",") + 1 == -(-1_503 // BLOCK_RUNS) and _data(page)["block"] == BLOCK_RUNS
+    assert len(_details(page)) == 1_503
 
 
 def test_text_from_a_run_cannot_end_the_script_it_sits_in(tmp_path):
