@@ -104,12 +104,17 @@ def _entry(view: RunView, depth: int, e: TreeEntry) -> dict[str, Any]:
 
 
 def _scores(scores: Mapping[str, Any]) -> dict[str, Any]:
-    """The scores a report shows (their lists of names only where they say what went wrong)."""
+    """The scores a report shows: the run's pass and every row of its scores sheet (name,
+    value, pass, source, scorer, explanation, error); and, for runs recorded before scores had
+    a sheet of their own, the scores by kind (their lists of names only where they say what
+    went wrong)."""
+    listed = [{k: _bounded(v) for k, v in row.items() if v not in (None, "")} for row in scores.get("list") or []]
     keep = {"evaluation": ("score", "status"), "tool_selection": ("f1", "missing", "extra"),
             "trajectory": ("match", "missing", "extra"), "judge": ("overall", "status", "outcome", "error"),
             "agent_metrics": ("overall_score", "eval_status"), "log_test": ("status", "profile")}
-    return {kind: {k: v for k, v in scores[kind].items() if k in keys and v not in (None, [])}
-            for kind, keys in keep.items() if scores.get(kind)}
+    kinds = {kind: {k: v for k, v in scores[kind].items() if k in keys and v not in (None, [])}
+             for kind, keys in keep.items() if scores.get(kind)}
+    return {"passed": scores.get("passed"), "list": listed, **kinds} if listed else kinds
 
 
 def run_data(view: RunView) -> dict[str, Any]:
@@ -121,7 +126,7 @@ def run_data(view: RunView) -> dict[str, Any]:
         "st": r.get("status"), "ms": _round(r.get("total_time_ms")), "tok": r.get("total_tokens"),
         "cost": r.get("total_cost"), "eval": r.get("evaluation_score"), "exp": r.get("experiment"),
         "case": r.get("case_id"), "model": r.get("model"), "err": abbreviate(r.get("error"), 400) or None,
-        "start": r.get("started_at"),
+        "start": r.get("started_at"), "pass": r.get("passed"),
     }
 
 

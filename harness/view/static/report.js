@@ -71,6 +71,8 @@
   }
   function money(v) { return v === null || v === undefined ? "—" : "$" + num(v); }
   function score(v) { return v === null || v === undefined ? "—" : v.toFixed(2); }
+  /* A run's pass (runs.passed): yes, no, or — when no score gates it. */
+  function passWord(v) { return v === null || v === undefined ? "—" : v ? "yes" : "no"; }
   function two(n) { return String(n).padStart(2, "0"); }
   function when(iso) {
     if (!iso) { return "—"; }
@@ -117,6 +119,7 @@
     {key: "wf", label: "workflow", w: ["minmax(90px,1fr)", "minmax(60px,1fr)"], optional: true},
     {key: "subj", label: "subject", w: ["minmax(90px,1.2fr)", "minmax(60px,1fr)"], optional: true},
     {key: "st", label: "status", w: ["90px", "76px"]},
+    {key: "pass", label: "pass", show: passWord, w: ["52px", "46px"], optional: true},
     {key: "ms", label: "time", num: true, show: ms, w: ["80px", "64px"]},
     {key: "tok", label: "tokens", num: true, show: function (v) { return num(v, 6); }, w: ["75px", "60px"]},
     {key: "cost", label: "cost", num: true, show: money, w: ["105px", "88px"]},
@@ -205,7 +208,8 @@
     row.style.top = (pos * ROW) + "px";
     COLUMNS.forEach(function (c) {
       var text = c.show ? c.show(r[c.key], r) : (r[c.key] === null || r[c.key] === undefined ? "" : r[c.key]);
-      var cell = el("span", (c.cls || "") + (c.num ? " num" : "") + (c.key === "st" && r.st === "failed" ? " failed" : ""), text);
+      var bad = (c.key === "st" && r.st === "failed") || (c.key === "pass" && r.pass === 0);
+      var cell = el("span", (c.cls || "") + (c.num ? " num" : "") + (bad ? " failed" : ""), text);
       cell.setAttribute("role", "gridcell");
       cell.title = String(text);
       row.appendChild(cell);
@@ -519,8 +523,39 @@
   }
 
   /* ---- scores ------------------------------------------------------------------------ */
+  var PASS_SENTENCES = {yes: "every score that gates the run holds", no: "a score that gates the run does not hold",
+    "—": "no score gates the run"};
+  /* Every score of the run (its scores sheet: checks, judges, scorers, labels), led by its pass. */
+  function drawScoreList(box, scores) {
+    var word = passWord(scores.passed), lead = el("p", "pass-line");
+    lead.appendChild(el("span", "badge " + (word === "yes" ? "pass" : word === "no" ? "fail" : "ungated"), "pass: " + word));
+    lead.appendChild(document.createTextNode(" " + PASS_SENTENCES[word]));
+    box.appendChild(lead);
+    var table = el("table", "summary score-list"), head = el("tr"), body = el("tbody");
+    ["score", "value", "pass", "source", "explanation or error"].forEach(function (h) { head.appendChild(el("th", "", h)); });
+    table.appendChild(el("thead")).appendChild(head);
+    scores.list.forEach(function (s) {
+      var tr = el("tr"), gate = el("td");
+      tr.dataset.score = s.name;
+      tr.appendChild(el("td", "", s.name));
+      tr.appendChild(el("td", "num", s.value === undefined ? "—" : num(s.value, 4)));
+      if (s.error) { gate.appendChild(el("span", "badge error", "error")); }
+      else if (s.passed !== undefined) { gate.appendChild(el("span", "badge " + (s.passed ? "pass" : "fail"), s.passed ? "pass" : "fail")); }
+      else { gate.appendChild(el("span", "muted", "does not gate")); }
+      tr.appendChild(gate);
+      tr.appendChild(el("td", "", (s.source || "—") + (s.scorer ? " · " + s.scorer : "")));
+      var said = el("td", "said");
+      if (s.error) { said.appendChild(folded(s.error, "error-text")); }
+      else if (s.explanation) { said.appendChild(folded(s.explanation)); }
+      tr.appendChild(said);
+      body.appendChild(tr);
+    });
+    table.appendChild(body);
+    box.appendChild(table);
+  }
   function drawScores(box, scores) {
     box.textContent = "";
+    if (scores.list && scores.list.length) { drawScoreList(box, scores); return; }
     var rows = [];
     function names(list) { return list && list.length ? list.join(", ") : "—"; }
     var s = scores;
@@ -571,6 +606,10 @@
       run.exp ? "experiment " + run.exp + (run.case ? " / case " + run.case : "") : null].filter(Boolean);
     var p = el("p", "facts-line");
     p.appendChild(el("span", "badge " + run.st, run.st));
+    if (run.pass !== null && run.pass !== undefined) {
+      p.appendChild(document.createTextNode(" "));
+      p.appendChild(el("span", "badge " + (run.pass ? "pass" : "fail"), "pass: " + passWord(run.pass)));
+    }
     p.appendChild(document.createTextNode(" " + facts.join(" · ")));
     header.appendChild(p);
     var error = run.err ? header.appendChild(el("div", "error", run.err)) : null;
