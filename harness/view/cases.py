@@ -72,8 +72,7 @@ class CaseTable:
             return
         self._seen.setdefault(experiment)
         if experiment not in self._runs:
-            wanted = list(dict.fromkeys(self.named))[:self.limit] if self.named else None
-            if (experiment not in wanted) if wanted is not None else len(self._runs) >= self.limit:
+            if not self._pairs(experiment):
                 return
             self._runs[experiment] = {}
         if case is None:
@@ -87,6 +86,13 @@ class CaseTable:
             index=index, repeat=int(run.get("repeat_index") or 0), passed=run.get("passed"), completed=completed,
             latency_ms=_finite(run.get("total_time_ms")), tokens=_finite(run.get("total_tokens")),
             answer=shown_answer(view), scores=scores))
+
+    def _pairs(self, experiment: str) -> bool:
+        """Whether the view pairs ``experiment``, met for the first time: one of the first
+        ``limit`` named, or, naming none, while fewer than ``limit`` newer ones are taken."""
+        if self.named:
+            return experiment in list(dict.fromkeys(self.named))[:self.limit]
+        return len(self._runs) < self.limit
 
     @property
     def experiments(self) -> list[str]:

@@ -117,3 +117,11 @@ def test_fewer_than_two_experiments_make_no_compare_view(compared):
     store = Store(compared.path)
     page = render(load_runs(store, list(compared.base.values())), source="s", compare=lambda a, b: {})
     assert "id=compare>" not in page and "id=report-cases" not in page
+
+
+def test_the_view_names_the_experiments_it_leaves_out(compared):
+    from harness.view.cases import compare_view
+
+    view = compare_view(_table(compared.path, limit=2), None, json.dumps)
+    assert "1 older experiment(s) (base) are summarised above and not paired here" in view.section
+    assert view.data == {"experiments": ["twice", "cand"], "default": [1, 0], "stats": False}
