@@ -35,11 +35,13 @@ def command(
         missing = [e for e in experiment or [] if not list_runs(opened, experiments=[e], limit=1)]
         if missing:
             raise UsageError(f"no runs of experiment {', '.join(map(repr, missing))} in the store")
-        from harness.experiment.compare import compare_experiments
+        from harness.experiment.compare import ExperimentRuns, compare_experiments
+
+        read: dict[str, ExperimentRuns] = {}  # every pair is compared: each experiment is read once
 
         def compare(a: str, b: str) -> dict[str, Any]:
             """What `harness compare A B --json` prints, for the report's compare view."""
-            return compare_experiments(opened, a, b).to_dict()
+            return compare_experiments(opened, a, b, read=read).to_dict()
 
         try:
             report = write_report(opened, out, run_ids=ids, experiments=experiment or (), limit=limit or None,
