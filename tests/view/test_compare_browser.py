@@ -73,7 +73,7 @@ def test_the_statistics_shown_are_those_of_harness_compare_json(opened, report, 
     assert [row[0] for row in shown] == [m["name"] for m in expected["metrics"]]
     for (name, verdict, p_value, p_cell), m in zip(shown, expected["metrics"]):
         assert verdict == m["verdict"] and float(p_value) == m["p_value"] and p_cell == p_text(m), name
-    assert dict((r[0], r[1]) for r in shown)["pass_rate"] == "regressed"
+    assert {r[0]: r[1] for r in shown}["pass_rate"] == "regressed"
     text = page.text_content("#cmp-stats")
     assert all(warning in text for warning in expected["warnings"])
     assert "regressed: pass_rate" in text
@@ -118,6 +118,15 @@ def test_a_click_on_a_case_opens_its_two_runs_waterfalls_side_by_side(opened, re
     sides.nth(1).locator(".bar[data-kind=tool]").click()
     assert sides.nth(1).locator(".panel .entry-head h3").text_content() == "tool call capital_of"
     assert sides.nth(0).locator(".panel .entry-head").count() == 0  # each side has its own panel
+
+
+def test_enter_on_a_focused_case_opens_its_runs(opened, report, compared):
+    page = _open(opened, report, "#compare=base,cand")
+    page.focus("#cmp-cases tr.case[data-case=spring]")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#cmp-runs[data-ready=yes]")
+    assert page.locator("#cmp-runs .run-link").all_text_contents() == [compared.base["spring"],
+                                                                       compared.cand["spring"]]
 
 
 def test_a_link_to_a_case_of_a_pair_opens_its_runs_and_a_case_run_twice_offers_both(opened, report):
