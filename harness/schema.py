@@ -95,8 +95,13 @@ _RUN_ID = Column("run_id", "UUID", "text", "The run the row belongs to (a UUID; 
 _COMPANY_NAME = Column("company_name", "Text", "text", "The run's subject: the company of a credit run, "
                        "``subject=`` of a wrapped run.", "the run")
 _NODE = Column("node", "Text", "text", "The graph node the row was produced in.", "captured")
-_AGENT_NAME = Column("agent_name", "Text", "text", "The node's canonical agent name (e.g. ``llm_analyst`` for "
-                     "synthesize); the node name when none is declared.", "captured")
+_AGENT_NAME = Column("agent_name", "Text", "text", "The agent the row belongs to: in a multi-agent graph, the "
+                     "outermost subgraph it ran in, named as the root graph's node that runs it (a supervisor's "
+                     "``research_expert``, a swarm's ``Alice``); else its node. A root-level name is the declared "
+                     "canonical agent name when there is one (e.g. ``llm_analyst`` for synthesize).", "captured")
+_AGENT_PATH = Column("agent_path", "Extra", "text", "The chain of subgraphs the row ran in, outermost first, joined "
+                     "with ``/`` (``research_team/research_expert`` in a supervisor of supervisors); agent_name "
+                     "when it ran in no subgraph.", "captured")
 _MODEL = Column("model", "Text", "text", "The model, as the model's response names it (not as configured).",
                 "captured")
 _TEMPERATURE = Column("temperature", "Float", "float", "Sampling temperature of the call or run.", "captured",
@@ -212,6 +217,7 @@ SHEETS: tuple[Sheet, ...] = (
         _TRACE_ID,
         _SPAN_ID,
         _PARENT_SPAN_ID,
+        _AGENT_PATH,
     )),
     Sheet("assessments", "Us", "One row per credit assessment the synthesize node produced.", (
         _RUN_ID,
@@ -346,6 +352,7 @@ SHEETS: tuple[Sheet, ...] = (
         _TRACE_ID,
         _SPAN_ID,
         _PARENT_SPAN_ID,
+        _AGENT_PATH,
     )),
     Sheet("consistency_scores", "Us", "One row per group of repeated runs of a company (per model, and across "
           "models).", (
@@ -441,6 +448,7 @@ SHEETS: tuple[Sheet, ...] = (
         _TRACE_ID,
         _SPAN_ID,
         _PARENT_SPAN_ID,
+        _AGENT_PATH,
     )),
     Sheet("plans", "Us", "One row per plan the create_plan node made: the tools it selected and the tasks that "
           "follow.", (
@@ -501,6 +509,7 @@ SHEETS: tuple[Sheet, ...] = (
         _GENERATED_BY,
     ), extra=(
         Column("llm_call_id", "Extra", "text", "The llm_calls row of the same call.", "captured"),
+        _AGENT_PATH,
     )),
     Sheet("cross_model_eval", "Us", "One row per company compared across models (``--compare-model``).", (
         _RUN_ID.but(meaning="The run that completed the comparison (the last of run_ids).", written_by="the batch"),

@@ -36,6 +36,8 @@ MIGRATIONS: tuple[Migration, ...] = (
                  "(the runs a group row covers, written once per group)"),
     Migration(4, "runs.passed (a run's pass/fail against its case's checks) and the experiments table "
                  "(name, graph target, dataset and its hash, git commit, models, when)"),
+    Migration(5, "agent_path on langgraph_events, llm_calls, tool_calls and prompts: the chain of subgraphs a row "
+                 "ran in (multi-agent graphs)"),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

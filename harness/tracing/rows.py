@@ -17,6 +17,7 @@ from typing import Any
 from uuid import UUID
 
 from .. import costs
+from .agents import Agent, attribute
 from .encode import jsonable, message_role, message_text, preview, to_json
 from .events import Event
 from .redact import Redactor
@@ -60,9 +61,10 @@ class Tree:
     tool_parent: dict[Event, Event | None]  # event -> nearest enclosing tool call
     depth: dict[Event, int]  # event -> number of enclosing tool calls
     text_id: dict[Event, str]  # event -> its id as text
+    agents: dict[Event, Agent]  # event -> its agent (see .agents)
 
     @classmethod
-    def build(cls, events: Sequence[Event]) -> Tree:
+    def build(cls, events: Sequence[Event], agent_names: Mapping[str, str] | None = None) -> Tree:
         by_id = {e.id: e for e in events}
         nodes = sorted((e for e in events if e.kind == "node"), key=lambda e: (e.start_ns, e.name))
         steps = {e: i for i, e in enumerate(nodes, start=1)}
@@ -83,7 +85,7 @@ class Tree:
             else:
                 tool_parent[e], depth[e] = tool_parent.get(parent), depth.get(parent, 0)
         text_id = {e: str(e.id) for e in events}
-        return cls(events, by_id, parents, steps, owner, tool_parent, depth, text_id)
+        return cls(events, by_id, parents, steps, owner, tool_parent, depth, text_id, attribute(events, agent_names))
 
     def step_of(self, event: Event) -> int | None:
         node = self.owner.get(event)
@@ -242,12 +244,13 @@ def reasoning_of(event: Event, text: str | None) -> str | None:
 # --- row builders -------------------------------------------------------------------------
 
 def _common(ctx: RunContext, tree: Tree, event: Event, node: Event | None) -> dict[str, Any]:
-    node_name = node.name if node is not None else None
+    agent = tree.agents.get(event)
     return {
         "run_id": ctx.run_id,
         "company_name": ctx.company_name,
-        "node": node_name,
-        "agent_name": ctx.agent_names.get(node_name, node_name) if node_name else None,
+        "node": node.name if node is not None else None,
+        "agent_name": agent.name if agent is not None else None,
+        "agent_path": agent.path if agent is not None else None,
         "step_number": tree.steps.get(node) if node is not None else None,
     }
 
@@ -278,10 +281,8 @@ def langgraph_event_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
     for e in tree.events:
         node = tree.owner.get(e) if e.kind != "graph" else None
         base = _common(ctx, tree, e, node)
-        if e.kind == "node":
-            base["node"], base["agent_name"] = e.name, ctx.agent_names.get(e.name, e.name)
-        elif e.kind == "graph":
-            base["node"], base["agent_name"] = e.name, None
+        if e.kind == "graph":
+            base["node"] = e.name
         is_llm = e.kind == "llm"
         model = response_model(e) if is_llm and e.finished else (request_model(e) if is_llm else None)
         u = usage(e) if is_llm and e.finished else None
@@ -466,7 +467,7 @@ def prompt_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
 
 
 def captured_rows(ctx: RunContext, events: Sequence[Event]) -> tuple[Tree, dict[str, list[dict[str, Any]]]]:
-    tree = Tree.build(events)
+    tree = Tree.build(events, ctx.agent_names)
     return tree, {
         "langgraph_events": langgraph_event_rows(ctx, tree),
         "llm_calls": llm_call_rows(ctx, tree),

@@ -1,0 +1,173 @@
+"""Multi-agent graphs traced as they ran: the README systems of langgraph-supervisor and
+langgraph-swarm, with the real packages, driven by a scripted tool-calling model."""
+
+from __future__ import annotations
+
+import pytest
+from langgraph.graph import END, START, StateGraph
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from harness import Harness, current_run
+
+from . import graphs
+from .teams import ScriptedChatModel, say, supervisor_system, swarm_system, web_search
+
+pytest.importorskip("langgraph_supervisor")
+pytest.importorskip("langgraph_swarm")
+# langgraph-supervisor builds its supervisor with create_react_agent, which LangGraph 1.x marks as moved
+pytestmark = pytest.mark.filterwarnings("ignore:create_react_agent has been moved")
+
+QUESTION = {"messages": [{"role": "user", "content": "What was the combined headcount of Apple and Netflix in 2024?"}]}
+SWARM_TURNS = ("i'd like to speak to Bob", "what's 5 + 7?")
+
+
+@pytest.fixture
+def harness(tmp_path):
+    h = Harness(store=tmp_path / "runs.db", writer="thread")
+    yield h
+    h.close()
+
+
+def supervisor_run(harness, **kwargs):
+    with harness.run(workflow="supervisor", **kwargs) as run:
+        supervisor_system().invoke(QUESTION, run.config)
+    return harness.sheets([run.run_id])
+
+
+def swarm_run(harness, thread_id="1"):
+    graph = swarm_system()
+    with harness.run(workflow="swarm") as run:
+        for turn in SWARM_TURNS:
+            graph.invoke({"messages": [{"role": "user", "content": turn}]},
+                         {**run.config, "configurable": {"thread_id": thread_id}})
+    return harness.sheets([run.run_id])
+
+
+# --- agent attribution ---------------------------------------------------------------------
+
+def test_every_model_and_tool_call_of_a_supervisor_run_belongs_to_the_agent_it_ran_in(harness):
+    f = supervisor_run(harness)
+    llm = f["llm_calls"]
+    assert list(zip(llm.agent_name, llm.node)) == [
+        ("supervisor", "agent"), ("research_expert", "agent"), ("research_expert", "agent"), ("supervisor", "agent"),
+        ("math_expert", "agent"), ("math_expert", "agent"), ("supervisor", "agent")]
+    assert list(llm.model) == ["gpt-4o", "gpt-4o-mini", "gpt-4o-mini", "gpt-4o", "gpt-4o-mini", "gpt-4o-mini",
+                               "gpt-4o"]
+    tools = f["tool_calls"]
+    assert list(zip(tools.tool_name, tools.agent_name, tools.node)) == [
+        ("transfer_to_research_expert", "supervisor", "tools"), ("web_search", "research_expert", "tools"),
+        ("transfer_to_math_expert", "supervisor", "tools"), ("add", "math_expert", "tools")]
+    prompts = f["prompts"].set_index("llm_call_id")
+    assert [prompts.agent_name[i] for i in llm.llm_call_id] == list(llm.agent_name)
+    assert list(llm.agent_path) == list(llm.agent_name)
+
+
+def test_node_events_name_the_inner_node_and_its_agent(harness):
+    f = supervisor_run(harness)
+    ev = f["langgraph_events"]
+    nodes = ev[(ev.event_kind == "node") & (ev.status == "started")]
+    assert list(zip(nodes.node, nodes.agent_name, nodes.subgraph_depth))[:4] == [
+        ("supervisor", "supervisor", 0), ("agent", "supervisor", 1), ("tools", "supervisor", 1),
+        ("research_expert", "research_expert", 0)]
+    assert set(nodes.agent_name) == {"supervisor", "research_expert", "math_expert"}
+    calls = ev[ev.event_kind.isin(["llm", "tool"])]
+    assert calls.agent_name.notna().all()
+    graph = ev[ev.event_kind == "graph"]
+    assert graph.agent_name.isna().all()
+    assert f["runs"].iloc[0].agent_name == "supervisor"  # the last node to finish: the supervisor's answer
+
+
+def test_a_swarms_calls_belong_to_alice_or_bob(harness):
+    f = swarm_run(harness)
+    llm = f["llm_calls"]
+    assert list(zip(llm.agent_name, llm.node)) == [("Alice", "model"), ("Bob", "model"), ("Bob", "model"),
+                                                    ("Alice", "model"), ("Alice", "model")]
+    tools = f["tool_calls"]
+    assert list(zip(tools.tool_name, tools.agent_name)) == [
+        ("transfer_to_bob", "Alice"), ("transfer_to_alice", "Bob"), ("add", "Alice")]
+
+
+def test_in_a_supervisor_of_supervisors_the_agent_is_the_top_level_team_and_the_path_names_the_inner_agent(harness):
+    from langgraph_supervisor import create_supervisor
+
+    from .teams import _react_agent
+
+    researcher = _react_agent(ScriptedChatModel(script=[
+        say("", ("web_search", {"query": "Apple headcount"})), say("Apple: 164,000.")]),
+        [web_search], "research_expert", "You research.")
+    team = create_supervisor(
+        [researcher], supervisor_name="research_supervisor",
+        model=ScriptedChatModel(script=[say("", ("transfer_to_research_expert", {})), say("Apple: 164,000.")]),
+    ).compile(name="research_team")
+    top = create_supervisor(
+        [team], supervisor_name="top_supervisor",
+        model=ScriptedChatModel(script=[say("", ("transfer_to_research_team", {})), say("164,000 people.")]),
+    ).compile(name="top")
+    with harness.run(workflow="teams") as run:
+        top.invoke({"messages": [{"role": "user", "content": "Apple's headcount?"}]}, run.config)
+    f = harness.sheets([run.run_id])
+    llm = f["llm_calls"]
+    assert list(zip(llm.agent_name, llm.agent_path)) == [
+        ("top_supervisor", "top_supervisor"),
+        ("research_team", "research_team/research_supervisor"),
+        ("research_team", "research_team/research_expert"), ("research_team", "research_team/research_expert"),
+        ("research_team", "research_team/research_supervisor"),
+        ("top_supervisor", "top_supervisor")]
+    tools = f["tool_calls"]
+    assert list(zip(tools.tool_name, tools.agent_path)) == [
+        ("transfer_to_research_team", "top_supervisor"),
+        ("transfer_to_research_expert", "research_team/research_supervisor"),
+        ("web_search", "research_team/research_expert")]
+    ev = f["langgraph_events"]
+    assert set(ev[ev.event_kind == "node"].subgraph_depth) == {0, 1, 2}
+
+
+def test_agent_names_rename_root_level_agents_and_single_graphs_keep_their_node_names(harness):
+    f = supervisor_run(harness, agent_names={"research_expert": "researcher"})
+    assert list(f["llm_calls"].agent_name)[:3] == ["supervisor", "researcher", "researcher"]
+    with harness.run(agent_names={"plan": "planner"}) as run:
+        graphs.sequential().invoke({"question": "q"}, run.config)
+    single = harness.sheets([run.run_id])
+    assert list(zip(single["llm_calls"].node, single["llm_calls"].agent_name)) == [
+        ("plan", "planner"), ("answer", "answer")]
+    assert list(single["tool_calls"].agent_name) == ["act"]
+    assert list(single["llm_calls"].agent_path) == ["planner", "answer"]
+
+
+def test_rows_a_node_logs_inside_a_subgraph_carry_its_agent_and_inner_node(harness):
+    def worker(state, config):
+        current_run(config).log("plans", {"num_tasks": 1, "full_plan": [{"step": 1}]}, config=config)
+        return {"log": ["worker"]}
+
+    inner = StateGraph(graphs.State)
+    inner.add_node("worker", worker)
+    inner.add_edge(START, "worker")
+    inner.add_edge("worker", END)
+    outer = StateGraph(graphs.State)
+    outer.add_node("planner_agent", inner.compile())
+    outer.add_edge(START, "planner_agent")
+    outer.add_edge("planner_agent", END)
+    with harness.run() as run:
+        outer.compile().invoke({"log": []}, run.config)
+    plan = harness.sheets([run.run_id])["plans"].iloc[0]
+    assert (plan.node, plan.agent_name) == ("worker", "planner_agent")
+
+
+def test_spans_carry_the_agent_in_both_conventions(tmp_path):
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    h = Harness(store=tmp_path / "runs.db", tracer_provider=provider, writer="thread")
+    with h.run() as run:
+        supervisor_system().invoke(QUESTION, run.config)
+    h.close()
+    spans = exporter.get_finished_spans()
+    calls = [s for s in spans if s.attributes["harness.event_kind"] in ("llm", "tool")]
+    assert len(calls) == 11
+    assert [s.attributes["gen_ai.agent.name"] for s in calls if s.attributes["harness.event_kind"] == "llm"] == [
+        "supervisor", "research_expert", "research_expert", "supervisor", "math_expert", "math_expert", "supervisor"]
+    assert all(s.attributes["agent.name"] == s.attributes["gen_ai.agent.name"] for s in calls)
+    (graph,) = [s for s in spans if s.attributes["harness.event_kind"] == "graph"]
+    assert "gen_ai.agent.name" not in graph.attributes
