@@ -218,6 +218,9 @@ SHEETS: tuple[Sheet, ...] = (
         _SPAN_ID,
         _PARENT_SPAN_ID,
         _AGENT_PATH,
+        Column("handoff_to", "Extra", "text", "For a handoff tool (one that returned ``Command(goto=..., "
+               "graph=Command.PARENT)``, e.g. ``transfer_to_math_expert``): the agent it handed off to; its "
+               "tool_output is the command, ``goto`` first.", "captured"),
     )),
     Sheet("assessments", "Us", "One row per credit assessment the synthesize node produced.", (
         _RUN_ID,
@@ -431,7 +434,8 @@ SHEETS: tuple[Sheet, ...] = (
         Column("output_preview", "Text", "text", "End rows: the output, as JSON text, cut at the preview limit.",
                "captured"),
         _DURATION_MS.but(meaning="End rows: how long the execution took, in milliseconds.", written_by="captured"),
-        _STATUS.but(meaning="``started`` on start rows; ``ok``, ``error`` or ``interrupted`` on end rows.",
+        _STATUS.but(meaning="``started`` on start rows; ``ok``, ``error`` or ``interrupted`` (a human-in-the-loop "
+                            "interrupt) on end rows; a handoff is ``ok`` (see handoff_to).",
                             written_by="captured"),
         _ERROR.but(meaning="Error rows: the exception.", written_by="captured"),
         _TIMESTAMP.but(meaning="When the event happened (UTC).", written_by="captured"),
@@ -449,6 +453,9 @@ SHEETS: tuple[Sheet, ...] = (
         _SPAN_ID,
         _PARENT_SPAN_ID,
         _AGENT_PATH,
+        Column("handoff_to", "Extra", "text", "End rows of a handoff (``Command(goto=..., "
+               "graph=Command.PARENT)``): where it went (``math_expert``; several joined with ``, ``). The node "
+               "or tool that handed off completed: its status is ``ok``.", "captured"),
     )),
     Sheet("plans", "Us", "One row per plan the create_plan node made: the tools it selected and the tasks that "
           "follow.", (

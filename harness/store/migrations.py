@@ -38,6 +38,7 @@ MIGRATIONS: tuple[Migration, ...] = (
                  "(name, graph target, dataset and its hash, git commit, models, when)"),
     Migration(5, "agent_path on langgraph_events, llm_calls, tool_calls and prompts: the chain of subgraphs a row "
                  "ran in (multi-agent graphs)"),
+    Migration(6, "langgraph_events.handoff_to and tool_calls.handoff_to: where a handoff between agents went"),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

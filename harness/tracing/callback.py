@@ -19,7 +19,8 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from .events import CHAIN, END, ERROR, MODEL, TOOL, Assembly, Event, describe_error, error_type_name, is_control_flow
+from .events import (CHAIN, END, ERROR, HANDOFF, MODEL, TOOL, Assembly, Event, describe_error, error_type_name,
+                     handoff_destination, is_control_flow, is_handoff)
 from .frozen import freeze, freeze_messages, freeze_preview, freeze_result, held_bytes
 
 logger = logging.getLogger("harness")
@@ -78,7 +79,11 @@ class HarnessCallbackHandler(BaseCallbackHandler):
             self.log.append(entry)
 
     def _error(self, run_id: UUID, error: BaseException) -> None:
-        status = "interrupted" if is_control_flow(error) else "error"
+        status = "error"
+        if is_control_flow(error):
+            if is_handoff(error):  # the node completed; its parent graph goes on where it says
+                return self._end(run_id, (HANDOFF, run_id.int, time.time_ns(), handoff_destination(error)))
+            status = "interrupted"
         self._end(run_id, (ERROR, run_id.int, time.time_ns(), status, describe_error(error), error_type_name(error)))
 
     def reset(self) -> None:

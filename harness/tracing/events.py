@@ -41,6 +41,9 @@ class Event:
     error_type: str | None = None
     first_token_ns: int | None = None
     tokens_streamed: int = 0
+    #: where a handoff went: a node that raised ``Command(graph=Command.PARENT)`` or a tool
+    #: that returned one (see :func:`handoff_destination`); the event itself completed
+    handoff: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     #: 0 for nodes of the top-level graph (and what they call), 1 inside a subgraph, and so
     #: on: the checkpoint namespace's depth less the functional-API task calls in it, which
@@ -74,6 +77,26 @@ def is_control_flow(error: BaseException) -> bool:
     return any(cls.__name__ in CONTROL_FLOW_ERRORS for cls in type(error).__mro__)
 
 
+def is_handoff(error: BaseException) -> bool:
+    """LangGraph's ``ParentCommand``: a node's ``Command(graph=Command.PARENT)`` on its way to
+    the parent graph, which goes on where it says (a handoff between agents)."""
+    return any(cls.__name__ == "ParentCommand" for cls in type(error).__mro__)
+
+
+def handoff_destination(value: Any) -> str | None:
+    """Where a handoff goes: the ``goto`` of a ``ParentCommand``'s command or of a
+    ``Command(graph=Command.PARENT)`` a tool returned, node names joined with ", " (a
+    ``Send`` by its node); None for anything else, or a command that names no node."""
+    if isinstance(value, BaseException):
+        value = value.args[0] if is_handoff(value) and value.args else None
+    elif type(value).__name__ != "Command" or getattr(value, "graph", None) != "__parent__":
+        return None
+    goto = getattr(value, "goto", None)
+    targets = goto if isinstance(goto, (list, tuple)) else (goto,)
+    names = [t if isinstance(t, str) else getattr(t, "node", None) for t in targets]
+    return ", ".join(n for n in names if isinstance(n, str) and n) or None
+
+
 def describe_error(error: BaseException) -> str:
     text = str(error)
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
@@ -100,7 +123,8 @@ def _is_task_call(name: str, metadata: Mapping[str, Any] | None, caller: Event |
 #   (TOOL, id, parent, ns, name, inputs, metadata)
 #   (END, id, ns, outputs)
 #   (ERROR, id, ns, status, error, error_type)
-CHAIN, MODEL, TOOL, END, ERROR = range(5)
+#   (HANDOFF, id, ns, destination)      a run that ended handing off (completed: see is_handoff)
+CHAIN, MODEL, TOOL, END, ERROR, HANDOFF = range(6)
 
 
 class Assembly:
@@ -138,6 +162,10 @@ class Assembly:
                 elif kind == END:
                     event.end_ns = entry[2]
                     event.outputs = thaw_result(entry[3]) if event.kind == "llm" else thaw(entry[3])
+                    if event.kind == "tool":
+                        event.handoff = handoff_destination(event.outputs)
+                elif kind == HANDOFF:
+                    event.end_ns, event.handoff = entry[2], entry[3]
                 else:
                     event.end_ns, event.status, event.error, event.error_type = entry[2:6]
                 continue

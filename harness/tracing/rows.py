@@ -325,6 +325,7 @@ def langgraph_event_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "status": e.status,
             "error": e.error,
             "timestamp": iso(e.end_ns),
+            "handoff_to": e.handoff,
         })
     return rows
 
@@ -382,8 +383,12 @@ def _text_or_json(value: Any) -> str | None:
 
 
 def _tool_payload(value: Any) -> Any:
-    """Tool input/output as JSON-able data: ToolMessage content, JSON strings decoded."""
+    """Tool input/output as JSON-able data: ToolMessage content, JSON strings decoded; a
+    handoff's command with its destination (``goto``) first."""
     content = getattr(value, "content", value) if hasattr(value, "tool_call_id") else value
+    if type(content).__name__ == "Command":
+        data = jsonable(content)
+        return {"goto": data.pop("goto", None), **data} if isinstance(data, dict) else data
     if isinstance(content, str):
         stripped = content.strip()
         if stripped[:1] in ("{", "["):
@@ -432,6 +437,7 @@ def tool_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "timestamp": iso(e.end_ns),
             "generated_by": "Us",
             "tool_call_id": tree.text_id[e],
+            "handoff_to": e.handoff,
             **_trace(ctx, e),
         })
         if isinstance(rows[-1]["error"], (dict, list)):

@@ -62,6 +62,8 @@ def _common_attrs(e: Event, run_id: str, workflow: str | None, redact: Callable[
             yield "gen_ai.workflow.name", redact(workflow)
     if e.kind == "node":
         yield "graph.node.id", e.name
+    if e.handoff:
+        yield "harness.handoff_to", e.handoff
 
 
 def _agent_attrs(agent: Agent | None) -> Attrs:

@@ -171,3 +171,66 @@ def test_spans_carry_the_agent_in_both_conventions(tmp_path):
     assert all(s.attributes["agent.name"] == s.attributes["gen_ai.agent.name"] for s in calls)
     (graph,) = [s for s in spans if s.attributes["harness.event_kind"] == "graph"]
     assert "gen_ai.agent.name" not in graph.attributes
+
+
+# --- handoffs ------------------------------------------------------------------------------
+
+def test_a_handoff_completes_the_node_and_tool_that_made_it_and_records_where_it_went(harness):
+    f = supervisor_run(harness)
+    ev = f["langgraph_events"]
+    ends = ev[ev.status != "started"]
+    assert "interrupted" not in set(ends.status) and "error" not in set(ends.status)
+    handoffs = ends[ends.handoff_to.notna()].sort_values("timestamp")  # in the order they ended
+    assert list(zip(handoffs.event_kind, handoffs.node, handoffs.agent_name, handoffs.handoff_to)) == [
+        ("tool", "tools", "supervisor", "research_expert"), ("node", "tools", "supervisor", "research_expert"),
+        ("node", "supervisor", "supervisor", "research_expert"),
+        ("tool", "tools", "supervisor", "math_expert"), ("node", "tools", "supervisor", "math_expert"),
+        ("node", "supervisor", "supervisor", "math_expert")]
+    assert set(handoffs.event_type) == {"on_chain_end", "on_tool_end"} and handoffs.error.isna().all()
+    tools = f["tool_calls"]
+    transfers = tools[tools.tool_name.str.startswith("transfer_to_")]
+    assert list(zip(transfers.tool_name, transfers.status, transfers.handoff_to)) == [
+        ("transfer_to_research_expert", "ok", "research_expert"), ("transfer_to_math_expert", "ok", "math_expert")]
+    assert [out["goto"] for out in transfers.tool_output] == ["research_expert", "math_expert"]
+    assert list(next(iter(transfers.tool_output)))[0] == "goto"
+    assert tools[~tools.tool_name.str.startswith("transfer_to_")].handoff_to.isna().all()
+
+
+def test_swarm_handoffs_go_between_alice_and_bob(harness):
+    f = swarm_run(harness)
+    tools = f["tool_calls"]
+    assert list(zip(tools.tool_name, tools.agent_name, tools.handoff_to.fillna(""))) == [
+        ("transfer_to_bob", "Alice", "Bob"), ("transfer_to_alice", "Bob", "Alice"), ("add", "Alice", "")]
+    ev = f["langgraph_events"]
+    agents = ev[(ev.event_kind == "node") & ev.node.isin(["Alice", "Bob"]) & (ev.status != "started")]
+    assert list(zip(agents.node, agents.status, agents.handoff_to.fillna(""))) == [
+        ("Alice", "ok", "Bob"), ("Bob", "ok", ""), ("Bob", "ok", "Alice"), ("Alice", "ok", "")]
+
+
+def test_a_human_in_the_loop_interrupt_inside_an_agent_stays_interrupted(harness):
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command, interrupt
+
+    def approve(state):
+        return {"log": [f"approved:{interrupt('approve?')}"]}
+
+    inner = StateGraph(graphs.State)
+    inner.add_node("approve", approve)
+    inner.add_edge(START, "approve")
+    inner.add_edge("approve", END)
+    outer = StateGraph(graphs.State)
+    outer.add_node("reviewer", inner.compile())
+    outer.add_edge(START, "reviewer")
+    outer.add_edge("reviewer", END)
+    graph = outer.compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "review"}}
+    with harness.run() as run:
+        graph.invoke({"log": []}, {**run.config, **config})
+        out = graph.invoke(Command(resume="yes"), {**run.config, **config})
+    assert out["log"] == ["approved:yes"]
+    assert run.status == "completed"
+    ev = harness.sheets([run.run_id])["langgraph_events"]
+    ends = ev[(ev.event_kind == "node") & (ev.status != "started")].sort_values("timestamp")
+    assert list(zip(ends.node, ends.status)) == [("approve", "interrupted"), ("reviewer", "interrupted"),
+                                                 ("approve", "ok"), ("reviewer", "ok")]
+    assert ends.handoff_to.isna().all()
