@@ -54,6 +54,7 @@ class HarnessCallbackHandler(BaseCallbackHandler):
         self.failures = 0
         self.dropped = 0
         self.held = 0  # about how many bytes the frozen payloads in the log hold
+        self.failed_chains: list[int] = []  # chains (the graph, nodes) that ended in an error
         self._overflow: set[int] = set()  # starts not logged (log full) whose ends are pending
         self._assembly = Assembly()
         self._lock = threading.Lock()
@@ -78,13 +79,16 @@ class HarnessCallbackHandler(BaseCallbackHandler):
         else:
             self.log.append(entry)
 
-    def _error(self, run_id: UUID, error: BaseException) -> None:
+    def _error(self, run_id: UUID, error: BaseException) -> str:
+        """Log the end of a run that raised; returns its status."""
         status = "error"
         if is_control_flow(error):
             if is_handoff(error):  # the node completed; its parent graph goes on where it says
-                return self._end(run_id, (HANDOFF, run_id.int, time.time_ns(), handoff_destination(error)))
+                self._end(run_id, (HANDOFF, run_id.int, time.time_ns(), handoff_destination(error)))
+                return "ok"
             status = "interrupted"
         self._end(run_id, (ERROR, run_id.int, time.time_ns(), status, describe_error(error), error_type_name(error)))
+        return status
 
     def reset(self) -> None:
         """Release all per-run state (called when the run has been handed on)."""
@@ -92,6 +96,7 @@ class HarnessCallbackHandler(BaseCallbackHandler):
             self.log = []
             self.held = 0
             self.streamed = {}
+            self.failed_chains = []
             self._overflow = set()
             self._assembly = Assembly()
 
@@ -130,7 +135,8 @@ class HarnessCallbackHandler(BaseCallbackHandler):
 
     def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         try:
-            self._error(run_id, error)
+            if self._error(run_id, error) == "error":
+                self.failed_chains.append(run_id.int)  # the run's status is read from these (see root_failure)
         except Exception:  # noqa: BLE001
             self._failed("on_chain_error")
 

@@ -9,7 +9,7 @@ the rows and spans are built, in batch: usually in the writer process.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from uuid import UUID
@@ -213,6 +213,29 @@ class Assembly:
         while current is not None and current.kind != "node":
             current = events.get(current.parent_id.int) if current.parent_id else None
         return current
+
+
+def root_failure(log: Sequence[tuple], failed: Collection[int]) -> str | None:
+    """The error of the first of the run's root graphs to end in an error, or None.
+
+    A root graph is a chain of the log whose parent is not in the run (usually the graph the
+    caller invoked; one per input of a batch); ``failed`` are the chains that ended in an error
+    (the handler's ``failed_chains``). A stream the caller stopped reading ends its graph with
+    ``GeneratorExit``: the consumer went away, the graph did not fail."""
+    if not failed:
+        return None
+    failed = set(failed)
+    seen: set[int] = set()
+    roots: set[int] = set()
+    for entry in log:
+        kind = entry[0]
+        if kind < END:
+            if kind == CHAIN and entry[1] in failed and (entry[2] is None or entry[2] not in seen):
+                roots.add(entry[1])
+            seen.add(entry[1])
+        elif kind == ERROR and entry[1] in roots and entry[5] != "GeneratorExit":
+            return entry[4]
+    return None
 
 
 def assemble(log: Sequence[tuple], streamed: Mapping[int, Sequence[int]] | None = None) -> list[Event]:

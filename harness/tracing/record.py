@@ -214,7 +214,7 @@ def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]],
         "generated_by": "Us",
         "workflow": record.workflow,
         "batch_id": record.batch_id,
-        "thread_id": record.thread_id,
+        "thread_id": _thread_id(record),
         "error": record.error,
         "total_tokens": sum(tokens) if tokens else None,
         "total_cost": round(sum(run_costs), 8) if run_costs else None,
@@ -225,6 +225,15 @@ def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]],
         row.update(trace_id=root[0], span_id=root[1])
     row.update({k: v for k, v in record.result.items() if k not in ("run_id", "row_key")})
     return row
+
+
+def _thread_id(record: RunRecord) -> Any:
+    """The ``thread_id`` the graph ran with, wherever it was given (LangGraph copies the
+    config's into the metadata of every run it makes): its root graph's, else the run's config's."""
+    for event in record.assembled():
+        if event.kind == "graph" and (event.metadata or {}).get("thread_id") is not None:
+            return event.metadata["thread_id"]
+    return record.thread_id
 
 
 def emit_record_spans(record: RunRecord, tracer: trace.Tracer, outer_span: trace.Span | None = None) -> None:

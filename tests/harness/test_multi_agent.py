@@ -3,6 +3,11 @@ langgraph-swarm, with the real packages, driven by a scripted tool-calling model
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
+
+import pandas as pd
 import pytest
 from langgraph.graph import END, START, StateGraph
 from opentelemetry.sdk.trace import TracerProvider
@@ -10,9 +15,11 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from harness import Harness, current_run
+from harness.cli import main
 
 from . import graphs
-from .teams import ScriptedChatModel, say, supervisor_system, swarm_system, web_search
+from .teams import (ScriptedChatModel, say, supervisor_scripts, supervisor_system, swarm_system, transcript,
+                    web_search)
 
 pytest.importorskip("langgraph_supervisor")
 pytest.importorskip("langgraph_swarm")
@@ -234,3 +241,116 @@ def test_a_human_in_the_loop_interrupt_inside_an_agent_stays_interrupted(harness
     assert list(zip(ends.node, ends.status)) == [("approve", "interrupted"), ("reviewer", "interrupted"),
                                                  ("approve", "ok"), ("reviewer", "ok")]
     assert ends.handoff_to.isna().all()
+
+
+# --- the run's status and thread --------------------------------------------------------------
+
+def failing_supervisor():
+    scripts = supervisor_scripts()
+    scripts["math_expert"][0] = ConnectionError("model endpoint unreachable")
+    return supervisor_system(scripts)
+
+
+def list_failed(harness, capsys) -> list[str]:
+    harness.flush()
+    with pytest.raises(SystemExit) as done:
+        main(["list", "--status", "failed", "--json", "--store", str(harness.store.path)])
+    assert done.value.code == 0
+    return [r["run_id"] for r in json.loads(capsys.readouterr().out)]
+
+
+def test_a_run_whose_graph_raised_is_failed_even_when_the_caller_caught_the_exception(harness, capsys):
+    with harness.run(workflow="supervisor") as run:
+        with pytest.raises(ConnectionError):
+            failing_supervisor().invoke(QUESTION, run.config)
+    assert (run.status, run.error) == ("failed", "ConnectionError: model endpoint unreachable")
+    runs = harness.sheets([run.run_id])["runs"].iloc[0]
+    assert (runs.status, runs.error) == ("failed", "ConnectionError: model endpoint unreachable")
+    assert list_failed(harness, capsys) == [run.run_id]
+
+
+def test_a_caught_failure_fails_the_run_under_ainvoke_astream_stream_and_batch(harness):
+    async def ainvoke(run):
+        with contextlib.suppress(ConnectionError):
+            await failing_supervisor().ainvoke(QUESTION, run.config)
+
+    async def astream(run):
+        with contextlib.suppress(ConnectionError):
+            async for _ in failing_supervisor().astream(QUESTION, run.config):
+                pass
+
+    async def under(drive):
+        async with harness.run() as run:
+            await drive(run)
+        return run
+
+    runs = [asyncio.run(under(ainvoke)), asyncio.run(under(astream))]
+    with harness.run() as run:
+        with contextlib.suppress(ConnectionError):
+            for _ in failing_supervisor().stream(QUESTION, run.config, stream_mode="updates"):
+                pass
+    runs.append(run)
+    with harness.run() as run:
+        answers = failing_supervisor().batch([QUESTION], run.config, return_exceptions=True)
+    assert isinstance(answers[0], ConnectionError)
+    runs.append(run)
+    assert [(r.status, r.error) for r in runs] == [("failed", "ConnectionError: model endpoint unreachable")] * 4
+    stored = harness.sheets([r.run_id for r in runs])["runs"]
+    assert set(stored.status) == {"failed"}
+
+
+def test_a_run_whose_graph_completes_is_completed_however_it_was_driven(harness):
+    async def drive():
+        async with harness.run() as run:
+            await supervisor_system().ainvoke(QUESTION, run.config)
+        async with harness.run() as stopped:
+            async for _ in supervisor_system().astream(QUESTION, stopped.config):
+                break  # the caller stops reading: the graph did not fail
+        return run, stopped
+
+    runs = list(asyncio.run(drive()))
+    with harness.run() as run:
+        for _ in supervisor_system().stream(QUESTION, run.config):
+            break
+    runs.append(run)
+    with harness.run() as run:
+        supervisor_system().batch([QUESTION], run.config)
+    runs.append(run)
+    assert [(r.status, r.error) for r in runs] == [("completed", None)] * 4
+
+
+def test_the_runs_thread_id_is_the_one_the_graph_ran_with_wherever_it_was_given(harness):
+    swarm_run(harness, thread_id="t-3")
+    (from_invoke,) = harness.sheets()["runs"].thread_id
+    with harness.run(config={"configurable": {"thread_id": "t-run"}}) as run:
+        swarm_system().invoke({"messages": [{"role": "user", "content": SWARM_TURNS[0]}]}, run.config)
+    with harness.run() as plain:
+        supervisor_system().invoke(QUESTION, plain.config)
+    stored = harness.sheets([run.run_id, plain.run_id])["runs"].set_index("run_id").thread_id
+    assert (from_invoke, stored[run.run_id]) == ("t-3", "t-run") and pd.isna(stored[plain.run_id])
+
+
+# --- tracing never changes the answer ----------------------------------------------------------
+
+def test_the_supervisors_answer_is_the_same_with_and_without_the_harness(harness):
+    bare = transcript(supervisor_system().invoke(QUESTION))
+    with harness.run() as run:
+        traced = transcript(supervisor_system().invoke(QUESTION, run.config))
+    assert traced == bare
+    assert bare[-1] == ("ai", "Apple and Netflix had 178,000 employees in 2024.", "supervisor", ())
+    assert harness.errors == 0 and harness.sheets([run.run_id])["runs"].iloc[0].harness_errors == 0
+
+
+def test_the_swarms_answers_are_the_same_with_and_without_the_harness(harness):
+    def conversation(config: dict) -> list:
+        graph = swarm_system()
+        return [transcript(graph.invoke({"messages": [{"role": "user", "content": turn}]},
+                                        {**config, "configurable": {"thread_id": "1"}}))
+                for turn in SWARM_TURNS]
+
+    bare = conversation({})
+    with harness.run() as run:
+        traced = conversation(run.config)
+    assert traced == bare
+    assert bare[1][-1] == ("ai", "5 + 7 = 12.", "Alice", ())
+    assert harness.errors == 0
