@@ -140,7 +140,9 @@ SHEETS: tuple[Sheet, ...] = (
                            "calls' responses name most often.", written_by="the run"),
         _TEMPERATURE.but(meaning="The temperature the run was started with, else that of its first model call.",
                                  written_by="the run"),
-        _STATUS.but(meaning="``completed`` or ``failed`` (the graph raised). An interrupted run is completed.",
+        _STATUS.but(meaning="``completed``, or ``failed`` when a root graph of the run raised (whether or not the "
+                            "caller caught the exception) or an exception left the run's block. An interrupted run "
+                            "(a human-in-the-loop interrupt) is completed.",
                             written_by="the run"),
         Column("started_at", "ISO", "datetime", "When the run started (UTC).", "the run"),
         Column("completed_at", "ISO", "datetime", "When the run ended (UTC).", "the run"),
@@ -164,7 +166,8 @@ SHEETS: tuple[Sheet, ...] = (
                "for credit runs).", "the run"),
         Column("batch_id", "Extra", "text", "The group of repeated or compared runs of one company it belongs to.",
                "the batch"),
-        Column("thread_id", "Extra", "text", "LangGraph's ``thread_id`` from the run's config.", "the run"),
+        Column("thread_id", "Extra", "text", "LangGraph's ``thread_id`` the graph ran with, wherever it was given "
+               "(the invoke config, or ``Harness.run(config=...)``).", "the run"),
         Column("error", "Extra", "text", "Why the run failed (the exception), or why its input was refused "
                "(``validation failed: ...``).", "the run"),
         Column("total_tokens", "Extra", "int", "Sum over the run's llm_calls of prompt_tokens + completion_tokens.",
