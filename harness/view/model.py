@@ -33,7 +33,8 @@ class TreeEntry:
     ``details`` holds the kind's own fields: a node's ``step``, ``langgraph_step`` and
     ``subgraph_depth``; a model call's ``model``, tokens, ``cost`` and
     ``time_to_first_token_ms``; a tool call's ``call_depth``; every kind's ``input`` and
-    ``output``.
+    ``output``, and its ``agent`` and ``agent_path`` (see ``agent_name``, ``agent_path`` in
+    the sheets); a node's or tool call's ``handoff_to``, where a handoff went.
     """
 
     kind: EntryKind
@@ -79,6 +80,21 @@ class RunView:
         """Every entry with its depth in the tree, depth first, in the order things happened."""
         for top in self.tree:
             yield from top.walk()
+
+    def agents(self) -> dict[str, str] | None:
+        """Entry id -> the agent path of the entry (``agent_path``), for a run whose agents are
+        more than its top-level nodes: subgraph agents (a supervisor's experts, a swarm's
+        members) or nodes renamed with ``agent_names``. None for a graph without subgraphs
+        whose nodes are not renamed: each node is its own agent, and a label would repeat it."""
+        paths: dict[str, str] = {}
+        named = False
+        for top in self.tree:
+            for _, entry in top.walk():
+                path = entry.details.get("agent_path") or entry.details.get("agent")
+                if path is not None:
+                    paths[entry.id] = path
+                    named = named or path != top.name or bool(entry.details.get("subgraph_depth"))
+        return paths if named else None
 
     def offset_ms(self, entry: TreeEntry) -> float | None:
         """When ``entry`` started, in milliseconds after the run's timeline starts."""

@@ -216,10 +216,30 @@
     for (var i = 0; i < steps.length; i += 1) { if (raw <= steps[i] * power) { return steps[i] * power; } }
     return 10 * power;
   }
-  function waterfall(rows, runSpan) {
+  /* A run of several agents: each row's agent as a coloured band at its left edge, with a key. */
+  function agentColours(agents, box) {
+    var colours = {}, names = [];
+    agents.forEach(function (a) {
+      if (a && !(a in colours)) { colours[a] = "hsl(" + Math.round(names.length * 137.5 % 360) + ",60%,48%)"; names.push(a); }
+    });
+    if (!names.length) { return colours; }
+    var key = el("p", "legend agents", "agents:");
+    names.forEach(function (a) {
+      var swatch = el("span", "key");
+      swatch.style.background = colours[a];
+      key.appendChild(swatch);
+      key.appendChild(document.createTextNode(a));
+    });
+    box.appendChild(key);
+    return colours;
+  }
+  function waterfall(rows, runSpan, agents, handoffs) {
     var box = document.getElementById("waterfall");
     box.textContent = "";
     if (!rows.length) { box.appendChild(el("p", "muted", "No node, model or tool call was recorded.")); return; }
+    agents = agents || [];
+    handoffs = handoffs || [];
+    var colours = agentColours(agents, box), band = agents.length ? 8 : 0;
     var width = Math.max(600, box.clientWidth || 900), labelW = Math.min(320, Math.round(width * 0.3));
     var barsW = width - labelW - 16, rowH = 22, top = 22, height = top + rows.length * rowH + 4;
     var span = runSpan > 0 ? runSpan : Math.max.apply(null, rows.map(function (e) { return (e[2] || 0) + (e[3] || 0); })) || 1;
@@ -234,8 +254,14 @@
     rows.forEach(function (e, i) {
       var y = top + i * rowH, kind = KINDS[e[0]], error = e[4] === "error";
       if (i % 2) { root.appendChild(svg("rect", {"class": "stripe", x: 0, y: y, width: width, height: rowH})); }
-      var room = Math.floor((labelW - 12 - e[6] * 14) / 7), name = (kind === "node" ? "" : kind + " ") + e[1];
-      root.appendChild(svg("text", {"class": "label" + (error ? " error" : ""), x: 4 + e[6] * 14, y: y + 15},
+      if (agents[i]) {
+        var mark = svg("rect", {"class": "agent", x: 0, y: y + 2, width: 4, height: rowH - 4, fill: colours[agents[i]]});
+        mark.appendChild(svg("title", {}, "agent " + agents[i]));
+        root.appendChild(mark);
+      }
+      var room = Math.floor((labelW - 12 - band - e[6] * 14) / 7), name = (kind === "node" ? "" : kind + " ") + e[1];
+      if (handoffs[i]) { name += " → " + handoffs[i]; }
+      root.appendChild(svg("text", {"class": "label" + (error ? " error" : ""), x: 4 + band + e[6] * 14, y: y + 15},
         name.length > room ? name.slice(0, Math.max(1, room - 1)) + "…" : name));
       var start = e[2] === null ? 0 : e[2], dur = e[3] === null ? span - start : e[3];
       var bar = svg("rect", {"class": "bar " + kind + (error ? " error" : "") + (e[4] === "unfinished" ? " unfinished" : ""),
@@ -243,6 +269,8 @@
         "data-kind": kind, "data-status": e[4]});
       bar.appendChild(svg("title", {}, kind + " " + e[1] + ": " + ms(e[3])));
       var lines = describe(e);
+      if (agents[i]) { lines.splice(1, 0, ["agent", agents[i]]); }
+      if (handoffs[i]) { lines.splice(agents[i] ? 2 : 1, 0, ["handed off to", handoffs[i]]); }
       bar.addEventListener("mouseenter", function (event) { showTip(event, lines); });
       bar.addEventListener("mousemove", moveTip);
       bar.addEventListener("mouseleave", hideTip);
@@ -306,7 +334,7 @@
     document.getElementById("scores").textContent = "";
     unpackDetails().then(function (all) {
       if (state.selected === index) {
-        waterfall(all[index].rows, all[index].span);
+        waterfall(all[index].rows, all[index].span, all[index].agents, all[index].handoffs);
         scoresTable(all[index].scores);
       }
     }).catch(function (error) { console.error("the runs' details could not be unpacked: " + error); });
