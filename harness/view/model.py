@@ -81,6 +81,11 @@ class RunView:
         for top in self.tree:
             yield from top.walk()
 
+    def models(self) -> list[str]:
+        """The models the run's calls name, in the order of their first call."""
+        return list(dict.fromkeys(e.details["model"] for _, e in self.entries()
+                                  if e.kind == "llm" and e.details.get("model")))
+
     def agents(self) -> dict[str, str] | None:
         """Entry id -> the agent path of the entry (``agent_path``), for a run whose agents are
         more than its top-level nodes: subgraph agents (a supervisor's experts, a swarm's

@@ -233,7 +233,9 @@ def _header(view: RunView) -> Text:
              _count(run.get("total_steps"), "step"), _count(run.get("total_llm_calls"), "LLM call"),
              _count(run.get("total_tokens"), "token"), f"cost {money(run.get('total_cost'))}"]
     text.append("\n" + " · ".join(f for f in facts if f))
-    more = [run.get("model") and f"model {run['model']}", run.get("experiment") and f"experiment {run['experiment']}",
+    models = view.models()  # a run of several models (a multi-agent run) names them all
+    more = [f"models {', '.join(models)}" if len(models) > 1 else run.get("model") and f"model {run['model']}",
+            run.get("experiment") and f"experiment {run['experiment']}",
             run.get("case_id") and f"case {run['case_id']}",
             run.get("repeat_index") is not None and f"repeat {run['repeat_index']}",
             run.get("batch_id") and f"batch {run['batch_id']}", run.get("thread_id") and f"thread {run['thread_id']}"]

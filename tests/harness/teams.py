@@ -65,7 +65,7 @@ def multiply(a: float, b: float) -> float:
 @tool
 def web_search(query: str) -> str:
     """Search the web for information."""
-    return "Headcounts in 2024: Apple 164,000; Netflix 14,000."
+    return "Apple 164,000; Netflix 14,000 (2024)"
 
 
 def _react_agent(model: BaseChatModel, tools: list[Any], name: str, prompt: str) -> Any:
@@ -82,7 +82,7 @@ def supervisor_scripts() -> dict[str, list[Any]]:
         "supervisor": [say("", ("transfer_to_research_expert", {}), model="gpt-4o"),
                        say("", ("transfer_to_math_expert", {}), model="gpt-4o"),
                        say("Apple and Netflix had 178,000 employees in 2024.", model="gpt-4o")],
-        "research_expert": [say("", ("web_search", {"query": "Apple and Netflix headcount 2024"})),
+        "research_expert": [say("", ("web_search", {"query": "Apple Netflix headcount"})),
                             say("Apple: 164,000; Netflix: 14,000.")],
         "math_expert": [say("", ("add", {"a": 164000, "b": 14000})),
                         say("164,000 + 14,000 = 178,000.")],
