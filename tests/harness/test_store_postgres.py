@@ -17,6 +17,7 @@ from harness import ExperimentError, Harness, Store, StoreError
 from harness.cli import main
 from harness.store import StoreUnavailable
 from harness.store.copy import copy_runs
+from harness.store.migrations import SCHEMA_VERSION
 from tests.experiment.agents import react_agent, sync_graph
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -125,7 +126,7 @@ def test_an_older_store_is_migrated_and_loses_nothing(pg_url):
     store.set_meta("schema_version", "3")
     store.close()
     reopened = Store(pg_url)
-    assert reopened.meta("schema_version") == "4"
+    assert reopened.meta("schema_version") == str(SCHEMA_VERSION)
     (row,) = reopened.rows("runs", columns=["run_id", "status", "experiment", "passed"])
     assert row == {"run_id": "old", "status": "completed", "experiment": "e", "passed": None}
     assert reopened.experiment_records() == []
