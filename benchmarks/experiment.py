@@ -12,7 +12,14 @@ writer to store the last wave of runs, and a few ms at its start checking and re
 its name. Over 200 cases that is noise; over a few dozen it is a few percent of the wall
 time at concurrency 8 (``--cases 40`` shows it).
 
-    python benchmarks/experiment.py [--cases 200] [--rounds 3] [--latency 0.02]
+Scoring: the same experiment at concurrency 8 with three cheap scorers of your own (a
+tool-argument check, an async word count, a dict of two numbers) against none, alternated;
+the target is scored/unscored <= 1.05. ``--rescore N`` then builds a store of N recorded
+runs (copies of one real run's rows under new ids, in the store's own format) and times
+``harness rescore`` of them with one cheap scorer in a fresh process, with its peak memory
+(the target: under 60 s for 10,000 runs, memory flat in the number of runs).
+
+    python benchmarks/experiment.py [--cases 200] [--rounds 3] [--latency 0.02] [--rescore 10000]
 """
 
 from __future__ import annotations
@@ -91,6 +98,24 @@ def agent():
     return builder.compile()
 
 
+def called_lookup(run, case):
+    """A tool-argument check."""
+    return any(c.name == "lookup" and c.args.get("topic") for c in run.tool_calls)
+
+
+async def word_count(run, case):
+    """An async scorer that needs no model."""
+    return len((run.answer or "").split())
+
+
+def sizes(run, case):
+    """A dict of two numbers."""
+    return {"tool_calls": len(run.tool_calls), "tokens": run.total_tokens or 0}
+
+
+SCORERS = [called_lookup, word_count, sizes]
+
+
 def cases(n: int) -> list[dict[str, Any]]:
     return [{"id": f"case-{i}", "input": {"messages": [["user", f"tell me about topic{i}"]]},
              "expected_tools": ["lookup"], "reference_answer": f"topic{i} is documented"} for i in range(n)]
@@ -112,6 +137,7 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--latency", type=float, default=LATENCY, help="seconds per model call")
+    parser.add_argument("--rescore", type=int, default=0, metavar="N", help="also time rescore of N stored runs")
     args = parser.parse_args()
     LATENCY = args.latency
     graph, data = agent(), cases(args.cases)
@@ -128,6 +154,9 @@ def main() -> None:
                 start = time.perf_counter()
                 h.experiment(f"bench-{r}-{concurrency}", graph, data, concurrency=concurrency)
                 times.setdefault(f"experiment-{concurrency}", []).append(time.perf_counter() - start)
+            start = time.perf_counter()
+            h.experiment(f"scored-{r}", graph, data, concurrency=8, scorers=SCORERS)
+            times.setdefault("scored-8", []).append(time.perf_counter() - start)
         h.close()
     print(f"{args.cases} cases, {args.rounds} rounds, model latency {LATENCY * 1000:.0f} ms, medians:")
     for concurrency in (1, 8):
@@ -135,6 +164,82 @@ def main() -> None:
         label = "bare ainvoke one by one" if concurrency == 1 else "bare asyncio.gather, 8 at once"
         print(f"  concurrency {concurrency}: {label} {b:.3f} s, experiment {e:.3f} s, "
               f"experiment/bare {e / b:.3f}")
+    e, s = statistics.median(times["experiment-8"]), statistics.median(times["scored-8"])
+    print(f"  concurrency 8 with {len(SCORERS)} cheap scorers: {s:.3f} s, scored/unscored {s / e:.3f} "
+          f"(target <= 1.05)")
+    if args.rescore:
+        rescore_benchmark(args.rescore)
+
+
+RESCORE = """
+import resource, sys, time
+sys.path.insert(0, {root!r})
+from harness import Harness
+def answer_length(run, case):
+    return len(run.answer or "")
+h = Harness({db!r}, writer="inline")
+start = time.perf_counter()
+summary = h.rescore("many", [answer_length])
+print(summary.runs, summary.scores, time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def many_runs(db: Path, n: int) -> None:
+    """A store of ``n`` recorded experiment runs: one real run's rows copied under new ids."""
+    import uuid
+
+    from harness import Store
+
+    h = Harness(db, writer="inline")
+    h.experiment("seed", agent(), cases(1))
+    h.close()
+    store = Store(db)
+    (seed,) = [r["run_id"] for r in store.rows("runs", columns=["run_id"])]
+    rows = {sheet: list(store.rows(sheet, [seed], with_keys=True, decode_json=False))
+            for sheet in ("runs", "langgraph_events", "llm_calls", "tool_calls", "scores")}
+    for start in range(0, n, 500):
+        batch: dict[str, list[dict]] = {sheet: [] for sheet in rows}
+        for i in range(start, min(n, start + 500)):
+            run_id = str(uuid.uuid4())
+            for sheet, template in rows.items():
+                for row in template:
+                    copy = {**row, "run_id": run_id, "row_key": row["row_key"].replace(seed, run_id)}
+                    if sheet == "runs":
+                        copy.update(experiment="many", case_id=f"case-{i}")
+                    batch[sheet].append(copy)
+        with store.transaction():
+            for sheet, sheet_rows in batch.items():
+                store.write(sheet, sheet_rows)
+    store.close()
+
+
+def rescore_benchmark(n: int) -> None:
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "many.db"
+        start = time.perf_counter()
+        many_runs(db, n)
+        built = time.perf_counter() - start
+        results = []
+        for size in (n // 10, n):  # memory flat: a tenth of the runs peaks as high
+            if size != n:
+                small = Path(tmp) / "small.db"
+                many_runs(small, size)
+                target = small
+            else:
+                target = db
+            code = RESCORE.format(root=str(Path(__file__).resolve().parents[1]), db=str(target))
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+            runs, scores, seconds, rss_kb = out.split()
+            results.append((int(runs), float(seconds), int(rss_kb) / 1024))
+    print(f"rescore (store of {n:,} runs built in {built:.1f} s):")
+    for runs, seconds, rss in results:
+        print(f"  {runs:,} runs, one cheap scorer: {seconds:.1f} s ({runs / seconds:,.0f} runs/s), "
+              f"peak RSS {rss:.0f} MB")
+    (small_runs, _, small_rss), (big_runs, big_seconds, big_rss) = results
+    print(f"  peak memory {big_runs:,} / {small_runs:,} runs: {big_rss / small_rss:.2f} (flat: ~1); "
+          f"target under 60 s for 10,000 runs")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo, run from anywhere
 
-from harness.schema import GENERATED_BY_LABELS, SHEETS, Sheet  # noqa: E402
+from harness.schema import ALL_SHEETS, GENERATED_BY_LABELS, SHEET_NAMES, Sheet  # noqa: E402
 
 TARGET = Path(__file__).resolve().parent / "sheets.md"
 
@@ -21,9 +21,9 @@ def _cell(text: str) -> str:
 
 
 def _sheet_section(sheet: Sheet) -> list[str]:
-    lines = [f"## `{sheet.name}`", "", sheet.purpose, "",
-             f"`generated_by`: `{sheet.generated_by}`. Columns {len(sheet.columns)} of the spec, then "
-             f"{len(sheet.extra)} extra.", "",
+    shape = (f"Columns {len(sheet.columns)} of the spec, then {len(sheet.extra)} extra." if sheet.name in SHEET_NAMES
+             else f"A sheet beyond the spec's fifteen: {len(sheet.all_columns)} columns.")
+    lines = [f"## `{sheet.name}`", "", sheet.purpose, "", f"`generated_by`: `{sheet.generated_by}`. {shape}", "",
              "| # | column | type (stored as) | meaning | written by / formula |", "|---|---|---|---|---|"]
     for i, column in enumerate(sheet.all_columns, start=1):
         extra = " (extra)" if column.spec_type == "Extra" else ""
@@ -35,13 +35,14 @@ def _sheet_section(sheet: Sheet) -> list[str]:
 def render_markdown() -> str:
     """docs/sheets.md, from :mod:`harness.schema`."""
     lines = [
-        "# The fifteen sheets",
+        "# The sheets",
         "",
         "Generated from `harness/schema.py` by `python docs/generate_sheets.py`; do not edit by hand (a test "
         "fails when this page and the schema differ).",
         "",
-        "Every run writes rows to these sheets in the store; `harness export` and `harness run --out` write "
-        "them to Excel or Google Sheets in this order, spec columns first, then the extra columns. Types: "
+        "Every run writes rows to these sheets in the store: the fifteen of the spec, then `scores`, every "
+        "judgement of a run in one place. `harness export` and `harness run --out` write them to Excel or "
+        "Google Sheets in this order, spec columns first, then the extra columns. Types: "
         "the spec's type, and how the value is stored (`text`, `int`, `float`, `json` as compact JSON text, "
         "`datetime` as ISO 8601 UTC text, an Excel date in a workbook, a pandas UTC datetime in "
         "`Harness.sheets()`). Floats are exact in every target; spreadsheets show scores to 3 decimals, "
@@ -57,7 +58,7 @@ def render_markdown() -> str:
         "function = the value is its result, and `harness audit` recomputes it with the same function.",
         "",
     ]
-    for sheet in SHEETS:
+    for sheet in ALL_SHEETS:
         lines += _sheet_section(sheet)
     return "\n".join(lines)
 

@@ -1,4 +1,4 @@
-"""The ``agent_metrics`` sheet's rules (seed 003, on this project's scales): intent
+"""The ``agent_metrics`` sheet's rules (the sheets' spec, on this project's scales): intent
 correctness, plan quality, final answer quality, and the weighted overall."""
 
 from __future__ import annotations

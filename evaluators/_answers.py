@@ -14,6 +14,8 @@ Each check scores in [0, 1]:
 - ``semantic``: the embedding cosine of answer and reference (:func:`semantic_similarity`).
 - ``judge``: the LLM judge's 0-10 correctness grade of the answer against the reference, / 10.
 
+A model's score that is not a finite number (NaN, infinity) is an error, never a score.
+
 For ``exact``, ``contains`` and ``regex`` the reference may be a list of acceptable answers:
 the best score over them counts. A check of a missing answer (the run produced none) scores 0.
 """
@@ -81,11 +83,11 @@ def check_answer(check: str, answer: str | None, reference: Any, *, tolerance: f
         allowed = float(tolerance or 0.0)
         return 1.0 if abs(got - want) <= allowed or math.isclose(got, want, rel_tol=1e-9) else 0.0
     if check == "semantic":
-        return max(semantic_similarity(answer, ref) for ref in _alternatives(reference))
+        return _finite(max(semantic_similarity(answer, ref) for ref in _alternatives(reference)), "similarity")
     if check == "judge":
         if judge is None:
             raise ValueError("the judge check needs a judge")
-        return max(0.0, min(1.0, float(judge(answer, str(reference)))))
+        return max(0.0, min(1.0, _finite(float(judge(answer, str(reference))), "judge's grade")))
     refs = _alternatives(reference)
     if check == "exact":
         return 1.0 if answer.strip() in {r.strip() for r in refs} else 0.0
@@ -95,17 +97,31 @@ def check_answer(check: str, answer: str | None, reference: Any, *, tolerance: f
     return 1.0 if any(re.search(r, answer) for r in refs) else 0.0
 
 
+def _finite(score: float, what: str) -> float:
+    """A model's score as it is, or ValueError when it is NaN or infinite: clamping NaN to
+    [0, 1] would make it 1.0, a pass."""
+    if not math.isfinite(score):
+        raise ValueError(f"the {what} is not a finite number ({score})")
+    return score
+
+
+def _is_finite(value: float | None) -> bool:
+    return value is not None and math.isfinite(value)
+
+
 def case_passed(status: str | None, *, answer_score: float | None = None, threshold: float | None = None,
                 tool_f1: float | None = None, require_tools: bool = False) -> bool:
     """A run passes when it completed and every check its case names holds: the answer
     score reaches ``threshold`` (when the case has an answer check) and, when the case sets
     ``require_tools``, tool F1 is 1. A case without checks passes when the run completes.
-    A check the run could not be scored on (``answer_score`` None with a threshold) fails."""
+    A check the run could not be scored on (``answer_score`` None or not a finite number,
+    with a threshold) fails: NaN compares false with everything, so it must not get as far
+    as the comparison."""
     if status != "completed":
         return False
-    if threshold is not None and (answer_score is None or answer_score < threshold - 1e-12):
+    if threshold is not None and (not _is_finite(answer_score) or answer_score < threshold - 1e-12):
         return False
-    if require_tools and (tool_f1 is None or tool_f1 < 1.0 - 1e-12):
+    if require_tools and (not _is_finite(tool_f1) or tool_f1 < 1.0 - 1e-12):
         return False
     return True
 

@@ -1,18 +1,18 @@
-"""Seed 000's tier-2 judge criteria: technical accuracy, constructiveness and planning
+"""The tier-2 judge criteria of the three-tier evaluation framework: technical accuracy, constructiveness and planning
 rationality. A chat model scores three aspects of each from 1 (poor) to 5 (excellent), and
-the seed's weights combine them:
+the framework's weights combine them:
 
     technical_accuracy   = (0.5·factual_correctness + 0.3·methodology_understanding
                             + 0.2·domain_knowledge) / 5
     constructiveness     = (actionable_feedback + balanced_critique + improvement_guidance) / 15
     planning_rationality = (0.3·logical_flow + 0.5·decision_quality + 0.2·resource_efficiency) / 5
 
-The seed states the range as [0, 1], "normalized from 1-5", but its formulas give [0.2, 1]:
+The framework states the range as [0, 1], "normalized from 1-5", but its formulas give [0.2, 1]:
 a 1 on every aspect is 0.2. The formulas win, so 0.2 is the worst score a judge can give.
 
-The seed judges a paper review. Here the subject is any agent's work: ``source`` is the
-material the agent had (the seed's paper; the prompt keeps its first 2,000 characters, as
-the seed does), ``output`` is what the agent produced (the seed's review), and ``trace`` is
+The framework judges a paper review. Here the subject is any agent's work: ``source`` is the
+material the agent had (the framework's paper; the prompt keeps its first 2,000 characters, as
+the framework does), ``output`` is what the agent produced (the framework's review), and ``trace`` is
 its execution (steps, decisions, tool calls) as text or JSON-like data. The judging protocol
 is :class:`~evaluators.LLMJudge`'s: temperature 0, retries on transient errors, a strict
 JSON answer, one re-ask, and failures returned as values.
@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from ._checks import non_empty_text, number
 from ._judge import _dump, _failure, _Session
 
-SOURCE_CHARS = 2_000  # the seed keeps the paper's first 2,000 characters in the prompt
+SOURCE_CHARS = 2_000  # the framework keeps the paper's first 2,000 characters in the prompt
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +73,7 @@ def _criterion(name: str) -> Criterion:
 
 
 def criterion_score(criterion: str, scores: Mapping[str, float]) -> float:
-    """The seed's weighted combination for ``criterion`` (see the module doc): Σ weight·score
+    """The framework's weighted combination for ``criterion`` (see the module doc): Σ weight·score
     / divisor. Every aspect of the criterion must be in ``scores``, each from 1 to 5."""
     c = _criterion(criterion)
     if not isinstance(scores, Mapping):

@@ -1,4 +1,4 @@
-"""Tier-3 graph metrics of the three-tier framework (seed 000), on networkx graphs, and the
+"""Tier-3 graph metrics of the three-tier evaluation framework, on networkx graphs, and the
 event graph of a captured run."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def path_convergence(graph: nx.Graph, path: Sequence[Hashable]) -> float:
 
     ``actual_steps = len(path) − 1``; ``minimum_steps`` = shortest-path length in ``graph``
     from the path's first to its last node. No route between them -> 0.0. A one-node path
-    is already optimal -> 1.0 (seed 000 returned 0 for zero steps, penalising a path that
+    is already optimal -> 1.0 (the framework's original definition returned 0 for zero steps, penalising a path that
     cannot be shortened). Capped at 1 (a path that skips edges of the graph can look
     shorter than the shortest route). Empty path or a node not in the graph -> ValueError.
     """
@@ -54,7 +54,7 @@ def path_convergence(graph: nx.Graph, path: Sequence[Hashable]) -> float:
 def tool_selection_accuracy(tool_calls: Sequence[Mapping[str, Any]], optimal_tools: Mapping[str, str]) -> float:
     """``correct_tool_selections / total_tool_selections``: a call is correct when its
     ``tool_name`` is the optimal tool for its ``context`` (``optimal_tools[context]``). No
-    calls -> 0.0 (seed 000: nothing was selected correctly). A context with no optimal tool
+    calls -> 0.0 (as the framework defines it: nothing was selected correctly). A context with no optimal tool
     -> ValueError (it cannot be judged)."""
     if isinstance(tool_calls, (str, bytes, Mapping)) or not isinstance(tool_calls, Sequence):
         raise ValueError(f"tool_calls must be a list of calls, got {tool_calls!r}")
@@ -108,8 +108,8 @@ def coordination_centrality(graph: nx.Graph) -> dict[Hashable, float]:
 def task_distribution_balance(agent_tasks: Mapping[Hashable, float]) -> float:
     """``clamp(1 − std(tasks) / mean(tasks), 0, 1)``, higher is more balanced.
 
-    std is the sample standard deviation (``statistics.stdev``, divisor n − 1), as seed
-    000's code computes it. Fewer than 2 agents, or no tasks at all -> 1.0. Negative
+    std is the sample standard deviation (``statistics.stdev``, divisor n − 1), as the
+    framework's reference code computes it. Fewer than 2 agents, or no tasks at all -> 1.0. Negative
     counts -> ValueError.
     """
     if not isinstance(agent_tasks, Mapping):

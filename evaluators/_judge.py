@@ -20,6 +20,9 @@ from ._evaluation import judge_overall
 from ._judge_prompts import (
     ANSWER_SYSTEM_PROMPT,
     ANSWER_USER_PROMPT,
+    TRAJECTORY_AGAINST,
+    TRAJECTORY_SYSTEM_PROMPT,
+    TRAJECTORY_USER_PROMPT,
     DIMENSIONS,
     JUDGE_SYSTEM_PROMPT,
     JUDGE_USER_PROMPT,
@@ -394,6 +397,34 @@ def grade_answer(model: Any, answer: str, reference: str, *, question: Any = Non
     verdict, error = None, None
     try:
         verdict = session.ask([SystemMessage(content=ANSWER_SYSTEM_PROMPT), HumanMessage(content=user)], AnswerVerdict)
+    except Exception as exc:  # failures are values
+        error = _failure(exc)
+    return AnswerGrade(
+        status="ok" if verdict else "error", score=verdict.score / 10 if verdict else None,
+        reasoning=verdict.reasoning if verdict else "", model=session.name, total_tokens=session.total_tokens,
+        duration_ms=(time.perf_counter() - start) * 1000, error=error,
+    )
+
+
+def grade_trajectory(model: Any, trajectory: str, *, reference: str | None = None, rubric: str | None = None,
+                     question: Any = None, max_retries: int = 3, retry_wait: float = 1.0,
+                     retry_wait_max: float = 20.0) -> AnswerGrade:
+    """Grade an agent's whole trajectory (its steps as text) against a ``reference`` trajectory
+    and/or a ``rubric``, or on its own merits (anchored 0-10, reasoning first, /10; prompt in
+    :mod:`._judge_prompts`, after agentevals' trajectory judge), with the same temperature-0,
+    retry and re-ask protocol as :class:`LLMJudge`. Never raises for a model failure."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    against = "reference" if reference else "rubric" if rubric else "none"
+    criteria = "\n\n".join(part for part in (f"Reference trajectory:\n{reference}" if reference else "",
+                                                f"Rubric:\n{rubric}" if rubric else "") if part)
+    session = _Session(model, max_retries, retry_wait, retry_wait_max)
+    system = TRAJECTORY_SYSTEM_PROMPT.format(against=TRAJECTORY_AGAINST[against])
+    user = TRAJECTORY_USER_PROMPT.format(question=_dump(question), criteria=criteria, trajectory=trajectory)
+    start = time.perf_counter()
+    verdict, error = None, None
+    try:
+        verdict = session.ask([SystemMessage(content=system), HumanMessage(content=user)], AnswerVerdict)
     except Exception as exc:  # failures are values
         error = _failure(exc)
     return AnswerGrade(

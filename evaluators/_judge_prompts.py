@@ -170,3 +170,38 @@ class AnswerVerdict(BaseModel):
     model_config = ConfigDict(strict=True)
     reasoning: str
     score: int = Field(ge=0, le=10)
+
+
+TRAJECTORY_SYSTEM_PROMPT = """\
+You grade the trajectory of an AI agent: every step it took to answer a task, in order \
+(its messages, the tools it called with their arguments and results, the agents or nodes \
+that acted). Judge whether the steps are correct, necessary and in a sensible order, and \
+whether they lead to a result that serves the task. {against} First write your reasoning, \
+then give an integer score from 0 to 10 using these anchors:
+  0: the steps do not address the task, or follow a wrong path throughout
+  3: some steps are right, but important ones are wrong, missing or out of order
+  5: the path reaches the goal with clear mistakes or waste (wrong or needless calls)
+  8: a sound path with minor inefficiencies
+  10: every step is correct and necessary, in a sensible order
+
+Answer with one JSON object and nothing else, exactly in this shape:
+{{"reasoning": "<why>", "score": <integer 0-10>}}
+"""
+
+#: How the trajectory judge is told what to grade against.
+TRAJECTORY_AGAINST = {
+    "reference": "Compare it with the reference trajectory: the steps a good agent takes for this task. The same "
+                 "steps in an equivalent order, or an equivalent set of tool calls, are as good as the reference.",
+    "rubric": "Grade it by the rubric given.",
+    "none": "There is no reference: judge the steps on their own merits.",
+}
+
+TRAJECTORY_USER_PROMPT = """\
+Task (JSON):
+{question}
+
+{criteria}
+
+Agent's trajectory to grade:
+{trajectory}
+"""

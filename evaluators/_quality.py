@@ -1,6 +1,6 @@
-"""Heuristic response-quality metrics (seed 002): coherence, completeness, length, structure,
+"""Heuristic response-quality metrics: coherence, completeness, length, structure,
 vocabulary, and their weighted overall. Deterministic word rules, English only; each score
-is in [0, 1]. Where the seed's worked examples disagree with its formulas, the formulas
+is in [0, 1]. Where the method's published worked examples disagree with its formulas, the formulas
 are followed (see each docstring)."""
 
 from __future__ import annotations
@@ -66,17 +66,17 @@ class QualityScore:
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-cased words: every non-word character becomes a space (seed 002)."""
+    """Lower-cased words: every non-word character becomes a space."""
     return re.sub(r"[^\w\s]", " ", text.lower()).split()
 
 
 def sentences(text: str) -> list[str]:
-    """Split on runs of ``. ! ?``; blank pieces dropped (seed 002)."""
+    """Split on runs of ``. ! ?``; blank pieces dropped."""
     return [s.strip() for s in re.split(r"[.!?]+", text) if s.strip()]
 
 
 def paragraphs(text: str) -> list[str]:
-    """Split on blank lines (seed 002)."""
+    """Split on blank lines."""
     return [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
 
 
@@ -110,7 +110,7 @@ def coherence_score(response: str) -> float:
     (a sentence after the first is a shift when it shares no content word with the sentence
     before and has no connector or pronoun tying it back). Empty -> 0.
 
-    Seed 002's example ("The weather is nice today. However, it might rain later.
+    The method's published example ("The weather is nice today. However, it might rain later.
     Therefore, we should bring umbrellas.") prints a connector score of 0.67 and 0.89
     overall; its own formula gives ``min(2 / 0.9, 1) = 1`` and so 1.0 here.
     """
@@ -143,8 +143,8 @@ def coherence_score(response: str) -> float:
 
 def length_score(prompt: str, response: str, ratio: float = OPTIMAL_RATIO) -> float:
     """``max(0, 1 − |ln(response_words / optimal)|)`` with ``optimal = prompt_words·ratio``
-    (2.5). Seed 002: a 3-word prompt and a 9-word response give ``1 − ln(9/7.5) = 0.82``
-    (the seed's sample sentence itself has 8 words). Empty response -> 0; a prompt without
+    (2.5). The published example: a 3-word prompt and a 9-word response give ``1 − ln(9/7.5) = 0.82``
+    (its sample sentence itself has 8 words). Empty response -> 0; a prompt without
     words -> ValueError."""
     p = tokenize(_check("prompt", prompt))
     r = tokenize(_check("response", response))
@@ -226,7 +226,7 @@ def vocabulary_score(response: str) -> float:
     not common words / words; repetition = ``1 − (occurrences of words used more than 3
     times) / words``. Empty -> 0.
 
-    Seed 002's example ("The sophisticated algorithm demonstrates remarkable efficiency and
+    The published example ("The sophisticated algorithm demonstrates remarkable efficiency and
     effectiveness.") counts 3 sophisticated words of 8 and prints 0.79; by its own rule six
     words are longer than 6 letters, so sophistication is 0.75 and the score 0.92 here.
     """

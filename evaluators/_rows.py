@@ -145,7 +145,7 @@ def agent_metrics_row(
 ) -> Row:
     """An ``agent_metrics`` row for a credit run: intent, plan, tool choice (precision),
     tool completeness (recall), trajectory match, final answer quality, overall by the
-    DESIGN 5 weights; the ``*_details`` columns hold each rule's inputs and parts."""
+    agent_metrics weights (0.15 / 0.15 / 0.20 / 0.15 / 0.15 / 0.20); the ``*_details`` columns hold each rule's inputs and parts."""
     intent = intent_correctness(company_input, company_info)
     plan_q = plan_quality(plan)
     ts = tool_selection(selected_tools, expected_tools)

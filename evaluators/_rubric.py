@@ -1,4 +1,4 @@
-"""Weighted rubric, test sets, an evaluation runner and a production monitor (seed 004)."""
+"""Weighted rubric, test sets, an evaluation runner and a production monitor."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def _dimension(weight: float, description: str, *anchors: str) -> RubricDimensio
     return RubricDimension(weight, description, MappingProxyType(dict(zip(LEVELS, anchors, strict=True))))
 
 
-#: The five dimensions of seed 004 with their weights (sum 1) and level anchors.
+#: The five rubric dimensions with their weights (sum 1) and level anchors.
 RUBRIC: Mapping[str, RubricDimension] = MappingProxyType({
     "factual_accuracy": _dimension(
         0.30, "Claims match ground truth",
@@ -84,8 +84,8 @@ def rubric_score(dimension_scores: Mapping[str, float | str], rubric: Mapping[st
 
     A score is a number in [0, 1] or a level name (excellent 1.0, good 0.8, acceptable 0.6,
     poor 0.3, failed 0.0). Dimensions left out do not count (the weights are renormalised
-    over those scored, as in seed 004); a dimension the rubric does not know, or no scored
-    dimension at all, is a ValueError (seed 004 silently ignored it or returned 0).
+    over those scored, as the rubric's definition does); a dimension the rubric does not know, or no
+    scored dimension at all, is a ValueError (the original definition silently ignored it or returned 0).
     """
     if not isinstance(dimension_scores, Mapping):
         raise ValueError(f"dimension_scores must map dimension -> score, got {dimension_scores!r}")
@@ -256,7 +256,7 @@ class MonitorMetrics:
 class ProductionMonitor:
     """Samples a share of production interactions, scores them on the rubric and reports a
     status from the pass rate: ``critical`` below 0.70, ``warning`` below 0.85, else
-    ``healthy`` (seed 004 thresholds); no samples -> ``insufficient_data``.
+    ``healthy`` (the rubric's alert thresholds); no samples -> ``insufficient_data``.
 
     ``scorer(query, output)`` returns dimension -> score; ``seed`` makes the sampling
     reproducible; at most ``max_samples`` recent samples are kept.

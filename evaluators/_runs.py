@@ -1,4 +1,4 @@
-"""Statistics over repeated runs (seed 001): aggregates, letter grades, composite score,
+"""Statistics over repeated runs: aggregates, letter grades, composite score,
 cost of pass, tier uplift, and the unbiased pass@k / pass^k estimators."""
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def _finite(name: str, value: float) -> float:
 
 
 def population_variance(values: Sequence[float]) -> float:
-    """``Σ(x − μ)² / n`` (seed 001's pass-rate and cost variances across tiers). Empty, NaN
+    """``Σ(x − μ)² / n`` (the pass-rate and cost variances across tiers). Empty, NaN
     or infinite values, or a variance beyond the float range (a spread above ~1e154) ->
     ValueError."""
     try:

@@ -1,4 +1,4 @@
-"""Score -> label mappings: eval_status (seed 003)."""
+"""Score -> label mappings: eval_status (the sheets' spec: good >= 0.80, average >= 0.60)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tier-1 metrics of the three-tier framework (seed 000): text similarity, time score,
+"""Tier-1 metrics of the three-tier evaluation framework: text similarity, time score,
 task success, the weighted composite and its recommendation."""
 
 from __future__ import annotations
@@ -88,8 +88,8 @@ def semantic_similarity(a: str, b: str) -> float:
 def time_score(seconds: float) -> float:
     """Execution time normalised to [0, 1], lower time better: ``1 / (1 + ln(max(t, 1)))``.
 
-    Seed 000's ``1 / (1 + ln t)`` exceeds 1 for t < 1 s and divides by zero at t = 1/e; the
-    time is clamped to >= 1 s, so every run up to 1 s scores 1.0 and the seed's values hold
+    The framework's ``1 / (1 + ln t)`` exceeds 1 for t < 1 s and divides by zero at t = 1/e; the
+    time is clamped to >= 1 s, so every run up to 1 s scores 1.0 and the framework's values hold
     from 1 s on (e s -> 0.5). Negative or NaN -> ValueError; infinity -> 0.0.
     """
     if is_number(seconds) and seconds == math.inf:
@@ -115,7 +115,7 @@ def tier_composite(metrics: Mapping[str, float], weights: Mapping[str, float] | 
     """Weighted composite of normalised metrics: ``Σ w·m / Σ w``, clamped to [0, 1].
 
     Default: equal weights over time_taken, task_success, coordination_quality,
-    tool_efficiency, planning_rational, output_similarity (seed 000's 0.167 each,
+    tool_efficiency, planning_rational, output_similarity (the framework's 0.167 each,
     normalised so they sum to 1). Every weighted metric must be present and already in
     [0, 1] (pass ``time_score(seconds)`` as time_taken): a missing metric is a ValueError,
     never a silent 0. Weights >= 0 with a positive sum.

@@ -35,7 +35,7 @@ class ToolCallMatch:
 
 
 def prf(true_positives: int, n_selected: int, n_expected: int) -> tuple[float, float, float]:
-    """Precision, recall, F1 with the DESIGN 5 edge cases.
+    """Precision, recall, F1, with the project's edge cases for empty sets.
 
     ``P = tp/|S|`` (|S| = 0: 1 if |E| = 0 else 0); ``R = tp/|E|`` (|E| = 0: 1 if |S| = 0
     else 0); ``F1 = 2PR/(P+R)``, 0 when P + R = 0.

@@ -1,4 +1,4 @@
-"""Exporters: the store's fifteen sheets as an Excel workbook or a Google Sheet.
+"""Exporters: the store's fifteen sheets and its scores as an Excel workbook or a Google Sheet.
 
 Each reads the store (the system of record), never a live run, so an export can always
 be redone and a failed Google Sheets push resumed.

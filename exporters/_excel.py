@@ -1,4 +1,4 @@
-"""The xlsx workbook: all fifteen sheets, streamed from the store with xlsxwriter.
+"""The xlsx workbook: all fifteen sheets and then scores, streamed from the store with xlsxwriter.
 
 xlsxwriter in ``constant_memory`` mode writes each row to disk as soon as the next one
 starts, so memory stays flat in the number of rows (measured against openpyxl
@@ -28,7 +28,7 @@ from xlsxwriter.format import Format
 from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
-from harness.schema import EVAL_STATUSES, SHEETS, VERIFICATION_STATUSES, Column, Sheet
+from harness.schema import ALL_SHEETS, EVAL_STATUSES, VERIFICATION_STATUSES, Column, Sheet
 from harness.store import Store
 
 from ._cells import EXCEL_CONVERTERS, number_format
@@ -91,7 +91,7 @@ def write_excel(
     max_rows_per_sheet: int = EXCEL_MAX_ROWS,
     progress: ProgressCallback | None = None,
 ) -> ExcelExportResult:
-    """Write the fifteen sheets of ``run_ids`` (all runs when None) to an ``.xlsx`` file.
+    """Write the fifteen sheets and the scores of ``run_ids`` (all runs when None) to an ``.xlsx`` file.
 
     Sheets come in spec order, each present even when empty; spec columns first, then the
     schema's extra columns. A sheet that would pass ``max_rows_per_sheet`` rows (header
@@ -127,7 +127,7 @@ def write_excel(
             styles = _Styles(workbook)
             rows: dict[str, int] = {}
             worksheets: list[str] = []
-            for sheet in SHEETS:
+            for sheet in ALL_SHEETS:
                 source = store.rows(sheet, run_ids, decode_json=False)
                 rows[sheet.name] = _write_sheet(workbook, styles, sheet, source, max_rows_per_sheet, worksheets)
                 if progress is not None:

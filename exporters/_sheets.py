@@ -2,7 +2,7 @@
 
 Layout: one worksheet per sheet, named after it, with the schema's columns (spec columns,
 then extras) and one more, hidden, trailing column ``row_key`` holding the store's key of
-each row. Missing worksheets are created -- all fifteen, one ``batchUpdate`` for the lot,
+each row. Missing worksheets are created -- all sixteen (the fifteen and scores), one ``batchUpdate`` for the lot,
 bold header included -- with a one-row grid, so the grid's row count is the header plus
 the rows appended since. An existing worksheet whose header differs from the schema is an
 error (never a silent column shift); an existing empty one gets the header.
@@ -53,7 +53,7 @@ from google.auth.exceptions import GoogleAuthError
 from gspread.exceptions import APIError
 from gspread.utils import absolute_range_name, rowcol_to_a1
 
-from harness.schema import SHEETS, Sheet
+from harness.schema import ALL_SHEETS, Sheet
 from harness.store import ROW_KEY, Store
 
 from ._cells import SHEETS_CONVERTERS, number_format
@@ -155,26 +155,26 @@ class _Push:
     def __init__(self, store: Store, api: SheetsApi, run_ids: Sequence[str] | None) -> None:
         self.store, self.api, self.run_ids = store, api, run_ids
         self.target = _TARGET_PREFIX + api.spreadsheet_id
-        self.appended = {s.name: 0 for s in SHEETS}
-        self.recovered = {s.name: 0 for s in SHEETS}
+        self.appended = {s.name: 0 for s in ALL_SHEETS}
+        self.recovered = {s.name: 0 for s in ALL_SHEETS}
         self.created: tuple[str, ...] = ()
         self.marked: dict[str, int] = {}
         self.pending: dict[str, list[_Row]] = {}
 
     def run(self, progress: ProgressCallback | None) -> None:
         grids = self._open()
-        for sheet in SHEETS:
+        for sheet in ALL_SHEETS:
             self.pending[sheet.name] = self._unacknowledged(sheet)
-        touched = [s for s in SHEETS if self.pending[s.name]]
+        touched = [s for s in ALL_SHEETS if self.pending[s.name]]
         self._check_cells(grids, touched)
         needs_header = self._inspect(grids, touched)
         ids = self._lay_out(grids, needs_header)
-        for sheet in SHEETS:
+        for sheet in ALL_SHEETS:
             for chunk in self._chunks(self.pending[sheet.name]):
                 self._append(sheet, chunk)
             if progress is not None:
                 progress(sheet.name, self.appended[sheet.name])
-        self._format_numbers([s for s in SHEETS if self.appended[s.name]], ids)
+        self._format_numbers([s for s in ALL_SHEETS if self.appended[s.name]], ids)
 
     # --- reading the target -------------------------------------------------------------
     def _open(self) -> dict[str, dict[str, Any]]:
@@ -208,7 +208,7 @@ class _Push:
             return int(grid.get("rowCount", 0)) * int(grid.get("columnCount", 0))
 
         total = sum(cells(p) for p in grids.values())
-        total += sum(len(sheet_header(s)) for s in SHEETS if s.name not in grids)
+        total += sum(len(sheet_header(s)) for s in ALL_SHEETS if s.name not in grids)
         total += sum(len(self.pending[s.name]) * len(sheet_header(s)) for s in touched)
         if total > SHEETS_MAX_CELLS:
             raise SheetsTargetError(
@@ -255,7 +255,7 @@ class _Push:
     def _lay_out(self, grids: dict[str, dict[str, Any]], needs_header: list[Sheet]) -> dict[str, int]:
         """Create the missing worksheets and write missing headers, in one atomic batchUpdate.
         Returns every worksheet's id by title."""
-        missing = [s for s in SHEETS if s.name not in grids]
+        missing = [s for s in ALL_SHEETS if s.name not in grids]
         if not missing and not needs_header:
             return {title: int(p["sheetId"]) for title, p in grids.items()}
         created = tuple(s.name for s in missing)

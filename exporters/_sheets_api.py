@@ -10,7 +10,6 @@ Whether a write that failed may still have been applied is the caller's question
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections import deque
@@ -25,6 +24,7 @@ from google.auth.exceptions import RefreshError, TransportError
 from google.oauth2 import service_account
 from gspread.exceptions import APIError
 from gspread.http_client import HTTPClient
+from harness import config
 from tenacity import (
     RetryCallState,
     Retrying,
@@ -33,6 +33,8 @@ from tenacity import (
     wait_exponential,
     wait_random,
 )
+
+from harness.inputs import CREDENTIALS, read_json_file
 
 #: The only scope a push needs: read and write spreadsheets the account was given (no Drive).
 SHEETS_SCOPE = "https://www.googleapis.com/auth/spreadsheets"
@@ -80,16 +82,11 @@ def sheets_client(credentials_file: str | os.PathLike[str] | None = None, *,
     Raises ValueError (one line, never the key) when neither is set, or the file is
     unreadable, not JSON, or not a service-account key.
     """
-    raw = credentials_file if credentials_file is not None else os.environ.get(ENV_CREDENTIALS)
+    raw = config.value(ENV_CREDENTIALS, credentials_file)
     if not raw:
         raise ValueError(f"no Google credentials: pass a service-account key file or set {ENV_CREDENTIALS}")
     path = Path(raw).expanduser()
-    try:
-        info = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ValueError(f"cannot read credentials file {str(path)!r}: {exc.strerror or exc}") from None
-    except ValueError:
-        raise ValueError(f"credentials file {str(path)!r} is not JSON") from None
+    info = read_json_file(path, CREDENTIALS)  # a regular file of at most 10 MB
     if not isinstance(info, dict) or info.get("type") != "service_account":
         raise ValueError(f"credentials file {str(path)!r} is not a service-account key")
     try:

@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from .experiment.compare import Comparison, UnknownExperiment
     from .experiment.dataset import Case, Dataset, DatasetError, load_dataset
     from .experiment.runner import Experiment, ExperimentError
+    from .experiment.scoring import RunSnapshot
     from .tracing.callback import HarnessCallbackHandler
+    from evaluators import Score
 
 #: Public name -> the module that defines it, imported when the name is first used.
 _ON_FIRST_USE = {
@@ -35,7 +37,7 @@ _ON_FIRST_USE = {
     "Case": ".experiment.dataset", "Dataset": ".experiment.dataset", "DatasetError": ".experiment.dataset",
     "load_dataset": ".experiment.dataset", "Experiment": ".experiment.runner",
     "ExperimentError": ".experiment.runner", "Comparison": ".experiment.compare",
-    "UnknownExperiment": ".experiment.compare",
+    "UnknownExperiment": ".experiment.compare", "RunSnapshot": ".experiment.scoring", "Score": "evaluators",
 }
 
 
@@ -66,6 +68,8 @@ __all__ = [
     "HarnessCallbackHandler",
     "Redactor",
     "Run",
+    "RunSnapshot",
+    "Score",
     "Sheet",
     "Store",
     "StoreError",

@@ -1,8 +1,9 @@
 """``Harness`` and ``Run``: the public entry points that tie capture, rows, spans and the store.
 
-Data flows one way: callbacks -> event records (:mod:`.tracing.callback`) -> rows
-(:mod:`.tracing.rows`) and spans (:mod:`.tracing.spans`) -> the store, written where
-:mod:`.writers` says. Nothing a run does inside the harness can change
+Data flows one way: callbacks -> event records (:mod:`.tracing.callback`) -> a finished run's
+record, handed to the harness's :class:`~harness.writers.Writer` -> rows
+(:mod:`.tracing.rows`) and spans (:mod:`.tracing.spans`) -> the store. Nothing a run does
+inside the harness can change
 the graph's result: every step of :meth:`Run._finish` is guarded, failures are logged and
 counted in ``runs.harness_errors``, and the graph's own exception propagates unchanged.
 """
@@ -26,16 +27,15 @@ from .store import Store
 from .tracing import rows as _rows
 from .tracing.callback import HarnessCallbackHandler
 from .tracing.events import describe_error, is_control_flow, root_failure
-from .tracing.record import RunRecord, build_rows, emit_record_spans, log_tests_row, now_iso, valid_row
-from .tracing.redact import ExtraRule, extra_rules, host_redactor, portable
-from .tracing.telemetry import ENV_OTLP_ENDPOINT, resolve_tracer, span_destination
+from .tracing.record import RunRecord, build_rows, log_tests_row, now_iso, valid_row
+from .tracing.redact import ExtraRule, extra_rules, host_redactor
 from .tracing.verify import PROFILES
-from .writers import ENV_WRITER, WRITERS, RunWriter
-from .writers import max_pending_bytes as pending_limit
+from .writers import Writer, make_writer, writer_kind
 
 if TYPE_CHECKING:
     from .experiment.compare import Comparison
     from .experiment.runner import Experiment
+    from .experiment.scoring import ScoringSummary
     import pandas as pd
 
 logger = logging.getLogger("harness")
@@ -80,50 +80,58 @@ class Harness:
         redact: ExtraRule | Sequence[ExtraRule] | None = None,
         strict: bool = False,
     ) -> None:
-        writer = (writer or os.environ.get(ENV_WRITER) or "process").strip().lower()
-        if writer not in WRITERS:
-            raise ValueError(f"writer must be one of {', '.join(WRITERS)}, not {writer!r} (argument or ${ENV_WRITER})")
-        max_pending = pending_limit(max_pending_bytes)
+        self.writer = writer_kind(writer)
         self.redact_rules = extra_rules(redact)
         # A store that cannot be used now does not stop the host (unless strict): its runs are
         # spooled and written once it can be (see harness.store.spool).
         self.store = store if isinstance(store, Store) else Store(store, lazy=not strict)
-        self.tracer_provider = tracer_provider
-        self.writer = writer
-        self._writes = RunWriter(self.store, writer, max_pending)
+        self._writer: Writer = make_writer(self.store, self.writer, tracer_provider=tracer_provider,
+                                           max_pending=max_pending_bytes)
         self._held: list[Run] = []  # finished runs started with hold=True, not yet written
         self._held_lock = threading.Lock()
         try:
             costs.load_env_prices()
         except ValueError as exc:  # a bad prices file never stops the host: its costs stay empty
-            logger.warning("harness: %s; $%s ignored", exc, costs.ENV_PRICES)
+            logger.warning("harness: %s; $HARNESS_PRICES ignored", exc)
         if self.store.problem is not None:
             logger.warning("harness: %s; runs are kept in a spool until it can be written", self.store.problem)
-            self._writes.errors += 1
-            self._writes.spool.warned = True
+            self._writer.errors += 1
+            self._writer.spool.warned = True
+
+    @property
+    def tracer_provider(self) -> trace.TracerProvider | None:
+        """Where the runs' spans go (None: the application's global provider, else OTLP when
+        ``$OTEL_EXPORTER_OTLP_ENDPOINT`` is set, else nowhere)."""
+        return self._writer.tracer_provider
+
+    @tracer_provider.setter
+    def tracer_provider(self, provider: trace.TracerProvider | None) -> None:
+        self._writer.tracer_provider = provider
 
     @property
     def errors(self) -> int:
         """Harness-internal failures across runs (never raised into the host)."""
-        return self._writes.errors
+        return self._writer.errors
 
     @errors.setter
     def errors(self, value: int) -> None:
-        self._writes.errors = value
+        self._writer.errors = value
 
-    def flush(self) -> None:
+    def flush(self, timeout: float | None = None) -> bool:
         """Wait until every finished run has been written to the store (and its spans
-        emitted), held runs included. Every method that reads the store calls this first."""
+        emitted), held runs included; False when ``timeout`` seconds passed first. Every
+        method that reads the store calls this first."""
         with self._held_lock:
             held, self._held = self._held, []
         for run in held:
             run._hand_off()
-        self._writes.flush()
+        return self._writer.flush(timeout)
 
     def close(self) -> None:
         """Write every finished run, then close the store (SQLite folds its write-ahead log
         into the database file, so the ``.db`` file alone holds every row)."""
         self.flush()
+        self._writer.close()
         self.store.close()
 
     def run(
@@ -151,7 +159,7 @@ class Harness:
         next :meth:`flush`), so a caller running several at once writes them in its own order."""
         if profile not in PROFILES:
             raise ValueError(f"unknown profile {profile!r}; profiles are {', '.join(PROFILES)}")
-        self._writes.process()  # the writer process (if any) starts now, to be ready when the run ends
+        self._writer.prepare()  # e.g. the writer process starts now, to be ready when the run ends
         return Run(
             self, subject=subject, workflow=workflow, expected_tools=expected_tools,
             reference_trajectory=reference_trajectory, profile=profile, model=model,
@@ -163,19 +171,40 @@ class Harness:
     def experiment(self, name: str, graph: Any, dataset: Any, *, repeats: int = 1, concurrency: int = 4,
                    timeout: float | None = None, config: Mapping[str, Any] | None = None, context: Any = None,
                    sync: bool = False, append: bool = False, judge: Any = None, shard: tuple[int, int] | None = None,
-                   target: str | None = None) -> Experiment:
+                   target: str | None = None, scorers: Sequence[Any] = ()) -> Experiment:
         """Run ``graph`` over ``dataset`` (a .jsonl/.json/.csv path, or a list of cases) as the
-        experiment ``name`` and return it when every run is written (see
+        experiment ``name`` and return it when every run is written and scored (see
         :mod:`harness.experiment.runner`). ``judge`` is the chat model that grades cases
-        whose ``answer_check`` is ``judge``; ``shard=(k, n)`` runs the cases whose index is k mod n.
-        A taken name is refused unless ``append``."""
+        whose ``answer_check`` is ``judge``; ``scorers`` are your own: functions of
+        ``(run, case)``, sync or async, returning a number, a bool, a :class:`Score` or a dict
+        of them (see :mod:`harness.experiment.scoring`); ``shard=(k, n)`` runs the cases whose
+        index is k mod n. A taken name is refused unless ``append``."""
         from .experiment.runner import run_experiment
 
         return run_experiment(
             self, graph, dataset, name=name, target=target or getattr(graph, "name", None) or type(graph).__name__,
             repeats=repeats, concurrency=concurrency, timeout=timeout, config=config, context=context, sync=sync,
-            append=append, judge=judge, shard=shard,
+            append=append, judge=judge, shard=shard, scorers=scorers,
         )
+
+    def rescore(self, experiment: str, scorers: Sequence[Any], *, replace: bool = False,
+                concurrency: int = 4) -> ScoringSummary:
+        """Score the stored runs of ``experiment`` with ``scorers`` (functions or
+        ``"module:function"``) without running the graph again; ``runs.passed`` follows. A
+        name the experiment already has scores of is refused unless ``replace``."""
+        from .experiment.scoring import rescore
+
+        return rescore(self, experiment, scorers, replace=replace, concurrency=concurrency)
+
+    def label(self, run_id: str, name: str, value: Any, *, comment: str | None = None) -> dict[str, Any]:
+        """A person's judgement of a run (``run_id``: the full id or a unique start of it):
+        ``True``/``False`` (or ``"true"``/``"false"``) is a pass/fail label, a number a value.
+        Written as the run's score ``name`` (source ``human``), replacing an earlier label of
+        that name; ``runs.passed`` follows. Returns the score's row."""
+        from .experiment.scoring import label
+
+        self.flush()
+        return label(self.store, run_id, name, value, comment=comment)
 
     def experiments(self) -> pd.DataFrame:
         """The store's experiments, oldest first: ``name``, what ran (target, dataset and its
@@ -185,13 +214,16 @@ class Harness:
         self.flush()
         return experiment_table(self.store)
 
-    def compare(self, a: str, b: str, *, alpha: float = 0.05, metrics: Sequence[str] | None = None) -> Comparison:
+    def compare(self, a: str, b: str, *, alpha: float = 0.05, metrics: Sequence[str] | None = None,
+                gate: Sequence[str] | None = None, margin: Any = None) -> Comparison:
         """Experiment ``b`` against ``a``, paired by case (see :mod:`harness.experiment.compare`):
-        ``.regressed`` is the CI gate (``assert not h.compare("main", "candidate").regressed``)."""
+        ``.regressed`` is the CI gate (``assert not h.compare("main", "candidate").regressed``);
+        ``gate`` names the gated metrics (default ``pass_rate``), ``margin`` the smallest change
+        that matters (``0.03``, ``"5%"``, ``{"latency_ms": 200}``)."""
         from .experiment.compare import compare_experiments
 
         self.flush()
-        return compare_experiments(self.store, a, b, alpha=alpha, metrics=metrics)
+        return compare_experiments(self.store, a, b, alpha=alpha, metrics=metrics, gate=gate, margin=margin)
 
     def sheets(self, run_ids: Sequence[str] | None = None, *, sheets: Iterable[str] | None = None,
                columns: Mapping[str, Sequence[str]] | Sequence[str] | None = None,
@@ -351,11 +383,17 @@ class Run:
         self.harness.errors += 1
         logger.warning("harness: %s failed for run %s", what, self.run_id, exc_info=True)
 
-    def _record(self, end_ns: int) -> RunRecord:
-        """The run as plain data (events and logged rows are snapshots)."""
+    def _record(self, end_ns: int, *, release: bool = False) -> RunRecord:
+        """The run as plain data: its log and logged rows as of now (``release``: handed over,
+        and the handler's per-run state starts afresh; else copies)."""
         with self._lock:
-            logged = list(self._logged)
-        log, streamed = self.handler.snapshot()
+            logged = self._logged if release else list(self._logged)
+            if release:
+                self._logged = []
+        if release:
+            log, streamed, held = self.handler.take()
+        else:
+            (log, streamed), held = self.handler.snapshot(), self.handler.held
         return RunRecord(
             run_id=self.run_id, subject=self.subject, workflow=self.workflow, profile=self.profile,
             required_sheets=self.required_sheets, expected_tools=self.expected_tools,
@@ -364,13 +402,10 @@ class Run:
             phases=self.phases, thread_id=(self._user_config.get("configurable") or {}).get("thread_id"),
             verify=self.verify, status=self.status, error=self.error, result=dict(self.result),
             start_ns=self._start_ns, end_ns=end_ns, log=log, streamed=streamed, logged=logged,
-            errors=self._errors + self.handler.failures, held=self._held_bytes(log),
+            errors=self._errors + self.handler.failures, held=held + ENTRY_BYTES * len(log),
             redact_extra=self.harness.redact_rules, prices=costs.user_prices(), checks=self.checks,
+            outer_context=_context_of(self._outer_span),
         )
-
-    def _held_bytes(self, log: Sequence[tuple]) -> int:
-        """About how many bytes the run's record holds: its frozen payloads and its log's entries."""
-        return self.handler.held + ENTRY_BYTES * len(log)
 
     def _finish(self, exc: BaseException | None) -> None:
         if self._finished:
@@ -404,62 +439,14 @@ class Run:
         self._hand_off()
 
     def _hand_off(self) -> None:
-        """Write the finished run: here, by the background thread or by the writer process."""
-        writes = self.harness._writes
-        writer = writes.background
-        if writer is None:
-            self._write_and_release()
-            return
-        record: RunRecord | None = None
+        """Hand the finished run's record to the harness's writer (which writes it here, on a
+        background thread or in the writer process: see :mod:`harness.writers`)."""
         try:
-            process = writes.process() if portable(self.harness.redact_rules) else None
-            spans = span_destination(self.harness.tracer_provider)
-            if process is not None and spans != "host":
-                # No spans to make in the host: the record goes straight to the writer process
-                # (which makes them when they go over OTLP).
-                record = self._release()
-                if spans == "otlp":
-                    record.otlp_endpoint = os.environ.get(ENV_OTLP_ENDPOINT)
-                    record.outer_context = _context_of(self._outer_span)
-                writes.persist(record, process)
-                return
-        except Exception:  # noqa: BLE001
-            self._count_error("handing the run to the writer process")
-            if record is not None:  # the handler is already released: the record is the run
-                writes.write_later(record)
-                return
-        try:
-            writer.submit(self._write_and_release, self._held_bytes(self.handler.log))
-        except Exception:  # noqa: BLE001
-            self._count_error("queueing the run")
-            self._write_and_release()
-
-    def _release(self) -> RunRecord:
-        """The run's record; the handler's per-run state is released."""
-        record = self._record(self._end_ns)
-        self.handler.reset()
-        self._logged = []
-        return record
-
-    def _write_and_release(self) -> None:
-        try:
-            record = self._release()
-            self._emit_spans(record)
-            self.harness._writes.persist(record)
+            record = self._record(self._end_ns, release=True)
         except Exception:  # noqa: BLE001 - the host never sees harness failures
-            self._count_error("writing the run")
-        finally:
-            self.handler.reset()
-            self._logged = []
-
-    def _emit_spans(self, record: RunRecord) -> None:
-        """Spans are made in the host (where the application's tracer provider lives), before
-        the rows, which carry their ids."""
-        tracer = resolve_tracer(self.harness.tracer_provider)
-        if tracer is not None:
-            before = record.errors
-            emit_record_spans(record, tracer, self._outer_span)
-            self.harness.errors += record.errors - before
+            self._count_error("recording the run")
+            return
+        self.harness._writer.submit(record)
 
 
 def _context_of(span: trace.Span | None) -> tuple[int, int, int, bool] | None:

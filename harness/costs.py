@@ -17,10 +17,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from . import config
+from .inputs import PRICES as _PRICES_FILE, read_text
+
 PRICE_TABLE_VERSION = "2025-10-15"
 #: ``price_table`` of a cost from a price the application registered or a prices file named.
 USER_PRICE_TABLE = "user"
-ENV_PRICES = "HARNESS_PRICES"
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,15 +108,15 @@ def register_price(model: str, input_per_million: float, output_per_million: flo
 def load_prices(path: str | os.PathLike[str]) -> dict[str, Price]:
     """Read a prices file (TOML: ``[prices."model"]`` tables with ``input_per_million`` and
     ``output_per_million``) and register every price in it; ValueError naming the file and
-    the entry when it is not one."""
+    the entry when it is not one. Only a regular file of at most 10 MB is read
+    (:data:`harness.inputs.PRICES`): a FIFO or a device never hangs the caller."""
     where = os.fspath(path)
     try:
-        with open(where, "rb") as fh:
-            data = tomllib.load(fh)
-    except OSError as exc:
-        raise ValueError(f"cannot read prices file {where!r}: {exc.strerror or exc}") from None
+        data = tomllib.loads(read_text(where, _PRICES_FILE))
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"prices file {where!r} is not TOML: {exc}") from None
+    except RecursionError:
+        raise ValueError(f"prices file {where!r}: arrays or tables nested too deeply") from None
     table = data.get("prices")
     if not isinstance(table, dict) or not table:
         raise ValueError(f'prices file {where!r} has no [prices."MODEL"] tables')
@@ -132,7 +134,7 @@ def load_prices(path: str | os.PathLike[str]) -> dict[str, Price]:
 
 def load_env_prices() -> None:
     """Register the prices of the file named by ``$HARNESS_PRICES``, if set (once per file)."""
-    path = os.environ.get(ENV_PRICES)
+    path = config.value("HARNESS_PRICES")
     if path and path not in _LOADED:
         load_prices(path)
         _LOADED.add(path)

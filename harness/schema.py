@@ -121,6 +121,9 @@ _NODE_TYPE = Column("node_type", "Text", "text", "The kind of that node: ``agent
 _STEP_NUMBER = Column("step_number", "Int", "int", "1-based order of the node execution the row was produced in "
                       "(node executions of the run, by start time).", "captured")
 _PARENT_SPAN_ID = Column("parent_span_id", "Extra", "text", "Span id of that span's parent.", "captured")
+_TRACEBACK = Column("traceback", "Extra", "text", "Where it failed: the exception's traceback as Python prints "
+                    "it (without the ``^^^`` markers), its innermost 40 frames, the last 8,192 characters led by "
+                    "``…[truncated, N chars]`` when cut; secrets scrubbed; empty when it did not raise.", "captured")
 _DURATION_MS = Column("duration_ms", "Measured", "float", "How long producing the row took, in milliseconds.",
                       "the writer of the row")
 _EVAL_STATUS = Column("eval_status", "Formula", "text", "``good`` when the row's overall score is >= 0.80, "
@@ -185,11 +188,19 @@ SHEETS: tuple[Sheet, ...] = (
         Column("note", "Extra", "text", "What the run's data lacked: each planned source that returned no records, "
                "was skipped for a missing key (named) or failed, led by \"no evidence found\" when none returned "
                "records; empty when every source returned records.", "node (synthesize)"),
-        Column("passed", "Extra", "int", "1 when the run passed its case's checks, 0 when it did not; empty outside "
-               "experiments. A run passes when it completed and every check its case names holds: the answer "
-               "check's score reaches its threshold (1.0 for exact, contains, regex and numeric; the case's "
-               "threshold or 0.8 for semantic and judge) and, when the case sets require_tools, tool F1 is 1. A "
-               "case without checks passes when the run completes.", "the experiment runner"),
+        Column("passed", "Extra", "int", "1 when the run passed, 0 when it did not, empty when it has no pass: a run "
+               "passes when it completed and every score of it that has a pass holds (scores sheet); a run none "
+               "of whose scores has a pass has none. An experiment's runs always have one (its completed score); "
+               "a credit run's evaluation and log test gate it.", "evaluators.run_passed(status, scores.passed)",
+               bounds=(0, 1)),
+        Column("inputs", "Extra", "json", "The input the experiment ran the graph on (the dataset case's input), "
+               "cut at 1 MB.", "the experiment runner"),
+        Column("outputs", "Extra", "json", "What the graph returned, as JSON (a message as its type and content), "
+               "cut at 1 MB; empty when the run failed.", "the experiment runner"),
+        Column("reference", "Extra", "json", "The dataset case's reference fields (reference_answer, "
+               "expected_tools, reference_trajectory, answer_check, answer_path, threshold, tolerance, "
+               "require_tools, metadata), so a run can be scored again without the dataset.",
+               "the experiment runner"),
     )),
     Sheet("tool_calls", "Us", "One row per tool call that finished, with its input, output and place in the run.", (
         _RUN_ID,
@@ -220,6 +231,7 @@ SHEETS: tuple[Sheet, ...] = (
         _TRACE_ID,
         _SPAN_ID,
         _PARENT_SPAN_ID,
+        _TRACEBACK,
         _AGENT_PATH,
         Column("handoff_to", "Extra", "text", "For a handoff tool (one that returned ``Command(goto=..., "
                "graph=Command.PARENT)``, e.g. ``transfer_to_math_expert``): the agent it handed off to; its "
@@ -358,6 +370,7 @@ SHEETS: tuple[Sheet, ...] = (
         _TRACE_ID,
         _SPAN_ID,
         _PARENT_SPAN_ID,
+        _TRACEBACK,
         _AGENT_PATH,
     )),
     Sheet("consistency_scores", "Us", "One row per group of repeated runs of a company (per model, and across "
@@ -455,6 +468,7 @@ SHEETS: tuple[Sheet, ...] = (
         _TRACE_ID,
         _SPAN_ID,
         _PARENT_SPAN_ID,
+        _TRACEBACK,
         _AGENT_PATH,
         Column("handoff_to", "Extra", "text", "End rows of a handoff (``Command(goto=..., "
                "graph=Command.PARENT)``): where it went (``math_expert``; several joined with ``, ``). The node "
@@ -698,8 +712,34 @@ GENERATED_BY_LABELS: dict[str, str] = {
               "(llm_calls)"),
 }
 
+#: Every judgement of a run, one row per score name: the sixteenth sheet, beyond the spec's fifteen.
+SCORES = Sheet("scores", "Us", "One row per judgement of a run: a built-in check, a judge, a user's scorer or a "
+               "person's label.", (
+    _RUN_ID,
+    Column("name", "Text", "text", "The score's name: a built-in check (completed, answer, tool_f1, trajectory_match, "
+           "agent_metrics, evaluation, judge, log_test), a scorer's name or a label's.", "the scorer"),
+    Column("value", "Measured", "float", "The score, a finite number; empty when the score has none (a pass/fail "
+           "judgement) or could not be made (see error).", "the scorer", bounds=(-math.inf, math.inf)),
+    Column("passed", "Rule", "int", "1 passes, 0 fails, empty when the score does not gate the run.", "the scorer",
+           bounds=(0, 1)),
+    Column("explanation", "Text", "text", "Why, in words: what was compared, the judge's reasoning, a label's "
+           "comment.", "the scorer"),
+    Column("source", "Label", "text", "``rule`` (a built-in check), ``llm`` (a judge), ``code`` (a user's scorer) or "
+           "``human`` (a label).", "the scorer", labels=("rule", "llm", "code", "human")),
+    Column("scorer", "Text", "text", "What made it: a built-in check's function, a scorer's ``module:function``, "
+           "``harness label``.", "the scorer"),
+    Column("error", "Text", "text", "Why the score could not be made (the scorer raised, or returned NaN, an "
+           "infinity or a wrong type); such a score does not pass.", "the scorer"),
+    Column("created_at", "ISO", "datetime", "When the score was made (UTC).", "the scorer"),
+))
+#: Sheets beyond the spec's fifteen, exported after them.
+EXTRA_SHEETS: tuple[Sheet, ...] = (SCORES,)
+#: The fifteen and the extra sheets: every table of the store, every tab of an export.
+ALL_SHEETS: tuple[Sheet, ...] = SHEETS + EXTRA_SHEETS
+
 SHEET_NAMES: tuple[str, ...] = tuple(s.name for s in SHEETS)
-SHEETS_BY_NAME: dict[str, Sheet] = {s.name: s for s in SHEETS}
+ALL_SHEET_NAMES: tuple[str, ...] = tuple(s.name for s in ALL_SHEETS)
+SHEETS_BY_NAME: dict[str, Sheet] = {s.name: s for s in ALL_SHEETS}
 
 #: Sheets whose rows ``log_tests`` counts, in the order of its columns.
 COUNTED_SHEETS: tuple[str, ...] = tuple(
@@ -732,4 +772,4 @@ def sheet(name: str) -> Sheet:
     try:
         return SHEETS_BY_NAME[name]
     except KeyError:
-        raise KeyError(f"unknown sheet {name!r}; sheets are {', '.join(SHEET_NAMES)}") from None
+        raise KeyError(f"unknown sheet {name!r}; sheets are {', '.join(ALL_SHEET_NAMES)}") from None

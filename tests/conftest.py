@@ -44,3 +44,45 @@ def pg_url(pg_server: str) -> Iterator[str]:
     url = fresh_database(pg_server)
     yield url
     drop_database(pg_server, url)
+
+
+#: Paths that are not regular files, each a way an input could hang or grow without bound.
+NOT_REGULAR = ("fifo", "directory", "device", "symlink to a device")
+
+
+def not_regular_file(tmp_path: Path, kind: str, name: str = "input") -> Path:
+    """A path named ``name`` in ``tmp_path`` that is a ``kind`` of :data:`NOT_REGULAR`
+    (the device is ``/dev/zero``, which reads zeros for ever; the symlink keeps ``name``)."""
+    path = tmp_path / name
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "device":
+        return Path("/dev/zero")
+    else:
+        path.symlink_to("/dev/zero")
+    return path
+
+
+def returns_within(seconds: float, call, *args, **kwargs):
+    """What ``call`` returns or raises, failing the test if it takes longer than
+    ``seconds`` (it runs on a daemon thread, so a call that would block never hangs the run)."""
+    import threading
+
+    outcome: list = []
+
+    def target() -> None:
+        try:
+            outcome.append((True, call(*args, **kwargs)))
+        except BaseException as exc:  # noqa: BLE001 - handed back to the test
+            outcome.append((False, exc))
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert outcome, f"{getattr(call, '__name__', call)} did not return within {seconds} s"
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value

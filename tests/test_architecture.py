@@ -2,6 +2,7 @@
 and no module imports, even for typing, a module that imports it back."""
 
 import ast
+import re
 from functools import cache
 from pathlib import Path
 
@@ -74,7 +75,12 @@ def test_the_core_reaches_exporters_only_lazily_from_the_facade_and_the_cli(grap
 
 def test_exporters_read_the_store_never_a_live_run(graph):
     reached = {imported for _, imported, _ in imports(graph, "exporters", "harness")}
-    assert reached <= {"harness.schema", "harness.store"}
+    assert reached <= {"harness.schema", "harness.store", "harness.config", "harness.inputs"}
+
+
+def test_the_safe_file_reader_imports_nothing_of_ours(graph):
+    for other in PACKAGES:
+        assert imports(graph, "harness.inputs", other) == [], other
 
 
 def test_tracing_and_the_store_know_nothing_of_who_calls_them(graph):
@@ -83,6 +89,48 @@ def test_tracing_and_the_store_know_nothing_of_who_calls_them(graph):
                       ("harness.store", "harness.tracing"), ("harness.store", "harness.writers"),
                       ("harness.store", "harness._run"), ("harness.writers", "harness._run")):
         assert imports(graph, low, high) == [], (low, high)
+
+
+def test_a_private_module_is_imported_only_by_its_own_package(graph):
+    """One rule across packages: a module whose name starts with ``_`` is private to its package
+    (what others use is exported by the package's ``__init__``); tests may import it."""
+    crossings = []
+    for module in graph.modules:
+        parts = module.split(".")
+        private = next((i for i, part in enumerate(parts) if part.startswith("_") and not part.startswith("__")), None)
+        if private is None:
+            continue
+        package = ".".join(parts[:private])
+        crossings += [(importer, module) for importer in graph.find_modules_that_directly_import(module)
+                      if not _under(importer, package)]
+    assert crossings == []
+
+
+def test_tracing_builds_rows_and_never_reaches_the_store(graph):
+    """The store owns the run transaction; tracing only makes the rows a writer hands it."""
+    assert imports(graph, "harness.tracing", "harness.store") == []
+
+
+def test_the_store_reaches_only_the_schema_and_the_configuration(graph):
+    reached = {imported for _, imported, _ in imports(graph, "harness.store", "harness")}
+    assert {m for m in reached if not _under(m, "harness.store")} <= {"harness.schema", "harness.config"}
+
+
+def test_the_facade_talks_to_one_writer_and_only_dispatch_picks_it(graph):
+    """Harness only knows the Writer interface and make_writer; which writer runs is decided once."""
+    reached = {imported for _, imported, _ in imports(graph, "harness._run", "harness.writers")}
+    assert reached <= {"harness.writers"}
+    chosen = {importer for importer, imported, _ in imports(graph, "harness", "harness.writers.process")
+              if not _under(importer, "harness.writers.process")}
+    assert chosen <= {"harness.writers", "harness.writers.dispatch", "harness.writers.worker"}
+
+
+def test_only_the_configuration_reads_settings_from_the_environment():
+    """Every module asks harness.config; only it and the secret scanner (whose job is to read
+    the whole environment) touch os.environ."""
+    readers = sorted(str(path.relative_to(ROOT)) for package in PACKAGES for path in (ROOT / package).rglob("*.py")
+                     if re.search(r"\bos\.environ\b|\bgetenv\(|\bputenv\(", path.read_text()))
+    assert readers == ["harness/config.py", "harness/tracing/redact.py"]
 
 
 def test_the_harness_package_keeps_at_most_eight_modules_at_its_top_level():

@@ -80,8 +80,8 @@ def test_the_shell_examples_run_as_shown(clean_env, capsys):
     ran = []
     multi_agent = README.split("## Multi-agent graphs", 1)[1].split("\n## ", 1)[0]
     for block in blocks("bash"):
-        if any(marker in block for marker in EXTERNAL_BLOCKS) or block in multi_agent:
-            continue  # the multi-agent example's show runs in its own test, on the run it makes
+        if any(marker in block for marker in EXTERNAL_BLOCKS) or block in multi_agent or "--scorer" in block:
+            continue  # (the multi-agent example's and the scorers' blocks run in their own tests)
         for line in command_lines(block):
             if (line.startswith(("harness wrap", "harness compare")) or "--to-store" in line
                     or any(option in line for option in EXTERNAL_LINES)):
@@ -127,6 +127,35 @@ def test_the_experiment_example_runs_as_shown_and_its_gate_catches_the_regressio
         assert set(load_prices(clean_env / "prices.toml")) == {"acme-mini-2026"}
     finally:
         PRICES.pop("acme-mini-2026", None)
+
+
+def test_the_scorers_example_scores_rescores_and_labels_as_shown(clean_env, capsys):
+    evaluate = README.split("## Evaluate your own agent", 1)[1].split("\n## ", 1)[0]
+    (clean_env / "capitals.py").write_text(re.findall(r"```python\n(.*?)```", evaluate, flags=re.S)[0])
+    (clean_env / "cases.jsonl").write_text(re.findall(r"```json\n(.*?)```", evaluate, flags=re.S)[0])
+    section = README.split("## Your own scorers", 1)[1].split("\n## ", 1)[0]
+    (scorers,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    (clean_env / "my_scorers.py").write_text(scorers)
+    (shell,) = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
+    modules = ("capitals", "my_scorers")
+    for name in modules:
+        sys.modules.pop(name, None)
+    try:
+        for line in command_lines(shell):
+            run_id = next(iter(Store(clean_env / "harness.db").run_ids()), "") if "RUN_ID" in line else ""
+            assert run_cli(line, RUN_ID=run_id) == 0, (line, capsys.readouterr().err)
+    finally:
+        for name in modules:
+            sys.modules.pop(name, None)
+    out = capsys.readouterr().out
+    assert "code score looked_up_the_country: 6 run(s), passed 0/6, mean 0.00" in out
+    assert "code score short_answer: 6 run(s), passed 6/6" in out
+    assert "label reviewed = pass (read the answer myself)" in out and "read the answer myself" in out.split(
+        "label reviewed", 1)[1]
+    store = Store(clean_env / "harness.db")
+    scores = {(r["name"], r["source"]) for r in store.rows("scores")}
+    assert {("looked_up_the_country", "code"), ("short_answer", "code"), ("reviewed", "human")} <= scores
+    assert {r["passed"] for r in store.rows("runs", columns=["passed"])} == {0}  # the tool-argument check fails
 
 
 def test_the_team_store_examples_shard_an_experiment_and_copy_runs(clean_env, capsys):

@@ -2,6 +2,7 @@
 model providers (offline analyst, Groq) and the bundled snapshots."""
 
 from ._answers import CreditAssessment, ToolChoice, ToolSelection
+from ._batch import BatchSettings, run_batch
 from ._company import (
     API_TOOLS,
     EXPECTED_TOOLS,
@@ -12,6 +13,7 @@ from ._company import (
     expected_trajectory,
     validate_company_name,
 )
+from ._live import LiveSources
 from ._offline import OFFLINE_MODELS, OfflineAnalyst
 from ._prompts import PROMPTS, Prompt
 from ._providers import PROVIDERS, Provider, ProviderError, RetryingChatGroq, make_model, resolve_provider
@@ -31,12 +33,14 @@ __all__ = [
     "TOOLS",
     "TOOL_NAMES",
     "WORKFLOW_PHASES",
+    "BatchSettings",
     "CompanyInfo",
     "CreditAssessment",
     "CreditInput",
     "CreditOutput",
     "CreditState",
     "DataSources",
+    "LiveSources",
     "OfflineAnalyst",
     "Prompt",
     "Provider",
@@ -54,5 +58,6 @@ __all__ = [
     "expected_trajectory",
     "make_model",
     "resolve_provider",
+    "run_batch",
     "validate_company_name",
 ]

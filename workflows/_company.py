@@ -24,7 +24,7 @@ TOOL_NAMES: tuple[str, ...] = ("sec_edgar", "finnhub", "court_listener", "web_se
 #: Tools run by ``fetch_api_data``; ``web_search`` is run by ``search_web``.
 API_TOOLS: tuple[str, ...] = ("sec_edgar", "finnhub", "court_listener")
 
-#: Company type -> the tools a good plan selects (DESIGN 5). The one table.
+#: Company type -> the tools a good plan selects (docs/decisions.md). The one table.
 EXPECTED_TOOLS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "public_us": ("sec_edgar", "finnhub", "court_listener", "web_search"),
     "public_non_us": ("finnhub", "web_search"),

@@ -10,7 +10,6 @@ the status only.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Mapping
 from datetime import date, timedelta
@@ -18,19 +17,19 @@ from typing import Any
 
 import httpx
 
+from harness import config
+
 from ._company import name_key
 from ._sources import SourceError, empty_payload, sentiment
 
-#: Environment names: (base URL variable, default base URL); keys and the SEC user agent.
-ENV = {
-    "sec_www": ("SEC_EDGAR_WWW_URL", "https://www.sec.gov"),
-    "sec_data": ("SEC_EDGAR_DATA_URL", "https://data.sec.gov"),
-    "finnhub": ("FINNHUB_BASE_URL", "https://finnhub.io/api/v1"),
-    "court_listener": ("COURTLISTENER_BASE_URL", "https://www.courtlistener.com/api/rest/v4"),
-    "web_search": ("TAVILY_BASE_URL", "https://api.tavily.com"),
+#: Per base URL, the setting that overrides it (its default is the API's own: harness.config).
+URL_SETTINGS = {
+    "sec_www": "SEC_EDGAR_WWW_URL", "sec_data": "SEC_EDGAR_DATA_URL", "finnhub": "FINNHUB_BASE_URL",
+    "court_listener": "COURTLISTENER_BASE_URL", "web_search": "TAVILY_BASE_URL",
 }
-ENV_KEYS = {"finnhub": "FINNHUB_API_KEY", "court_listener": "COURTLISTENER_API_KEY", "web_search": "TAVILY_API_KEY"}
-ENV_SEC_AGENT = "SEC_EDGAR_USER_AGENT"
+#: Per keyed source, the setting that holds its key.
+KEY_SETTINGS = {"finnhub": "FINNHUB_API_KEY", "court_listener": "COURTLISTENER_API_KEY", "web_search": "TAVILY_API_KEY"}
+DEFAULT_SEC_AGENT = "langgraph-harness credit-analysis (set SEC_EDGAR_USER_AGENT)"
 
 #: SEC XBRL concepts per financial field, first found wins.
 SEC_CONCEPTS = {
@@ -59,10 +58,10 @@ class LiveSources:
 
     def __init__(self, *, keys: Mapping[str, str | None] | None = None, urls: Mapping[str, str] | None = None,
                  user_agent: str | None = None, client: httpx.Client | None = None, timeout: float = 15.0) -> None:
-        env_keys = {s: os.environ.get(v) for s, v in ENV_KEYS.items()}
-        self._keys = {**env_keys, **(keys or {})}
-        self.urls = {k: (urls or {}).get(k) or os.environ.get(var) or default for k, (var, default) in ENV.items()}
-        agent = user_agent or os.environ.get(ENV_SEC_AGENT) or "langgraph-harness credit-analysis (set SEC_EDGAR_USER_AGENT)"
+        self._keys = {**{s: config.value(name) for s, name in KEY_SETTINGS.items()}, **(keys or {})}
+        self.urls = {k: config.value(name, (urls or {}).get(k)) or str(config.setting(name).default)
+                     for k, name in URL_SETTINGS.items()}
+        agent = config.value("SEC_EDGAR_USER_AGENT", user_agent) or DEFAULT_SEC_AGENT
         self.client = client or httpx.Client(timeout=timeout, follow_redirects=True)
         self._sec_headers = {"User-Agent": agent, "Accept": "application/json"}
         self._tickers: list[dict[str, Any]] | None = None
@@ -77,7 +76,7 @@ class LiveSources:
         if source in ("sec_edgar", "sec_www", "sec_data"):
             return dict(self._sec_headers)
         if not key:
-            raise SourceError(f"{source} skipped: {ENV_KEYS[source]} is not set")
+            raise SourceError(f"{source} skipped: {KEY_SETTINGS[source]} is not set")
         return {"finnhub": {"X-Finnhub-Token": key}, "court_listener": {"Authorization": f"Token {key}"},
                 "web_search": {"Authorization": f"Bearer {key}"}}[source]
 

@@ -8,7 +8,6 @@ are switched off so one policy applies.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from types import MappingProxyType
 from dataclasses import dataclass
@@ -20,12 +19,10 @@ from langchain_core.outputs import ChatResult
 from tenacity import AsyncRetrying, Retrying, retry_if_exception, stop_after_attempt
 
 from evaluators import RetryAfterWait
+from harness import config
 
 from ._offline import OFFLINE_MODELS, OfflineAnalyst
 
-ENV_PROVIDER = "HARNESS_PROVIDER"
-ENV_GROQ_KEY = "GROQ_API_KEY"
-ENV_GROQ_BASE = "GROQ_API_BASE"
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +44,7 @@ class ProviderError(ValueError):
 
 def resolve_provider(name: str | None = None) -> Provider:
     """Argument > ``$HARNESS_PROVIDER`` > ``offline``."""
-    chosen = (name or os.environ.get(ENV_PROVIDER) or "offline").strip().lower()
+    chosen = (config.value("HARNESS_PROVIDER", name) or "offline").strip().lower()
     if chosen not in PROVIDERS:
         raise ProviderError(f"unknown provider {chosen!r}; choose one of {', '.join(PROVIDERS)}")
     return PROVIDERS[chosen]
@@ -100,9 +97,9 @@ def make_model(provider: str | Provider | None = None, model: str | None = None,
             raise ProviderError(f"unknown offline model {name!r}: the offline provider has {', '.join(OFFLINE_MODELS)} "
                                 "(use --provider groq for Groq's models)")
         return OfflineAnalyst(model_name=name, temperature=temperature, seed=seed)
-    key = api_key or os.environ.get(ENV_GROQ_KEY)
+    key = config.value("GROQ_API_KEY", api_key)
     if not key:
-        raise ProviderError(f"{ENV_GROQ_KEY} is not set; export it or put it in .env to use --provider groq")
+        raise ProviderError("GROQ_API_KEY is not set; export it or put it in .env to use --provider groq")
     extra: dict[str, Any] = {"retry_wait": retry_wait} if retry_wait is not None else {}
     return RetryingChatGroq(model=name, temperature=temperature, api_key=key, max_retries=0,
-                            base_url=base_url or os.environ.get(ENV_GROQ_BASE) or None, **extra)
+                            base_url=config.value("GROQ_API_BASE", base_url), **extra)

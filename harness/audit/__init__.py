@@ -2,7 +2,7 @@
 
 Structure (all fifteen sheets, spec columns in spec order, types and ranges, run ids,
 duplicates, formulas), recomputation of every derived column with the functions that
-produced it, cross-sheet counts, and statistics over repeated runs (seed 001).
+produced it, cross-sheet counts, and statistics over repeated runs (pass rate, cost of pass, grades).
 """
 
 from ._audit import (
@@ -22,6 +22,8 @@ from ._model import (
     PassAtK,
     PlotData,
 )
+from ._html import write_report
+from ._terminal import summary
 from ._xlsx import ArchiveLimits
 
 __all__ = [
@@ -39,4 +41,6 @@ __all__ = [
     "audit_google_sheet",
     "audit_source",
     "audit_workbook",
+    "summary",
+    "write_report",
 ]

@@ -1,8 +1,10 @@
-"""Statistics over repeated runs (seed 001), with the :mod:`evaluators` functions.
+"""Statistics over repeated runs (pass rate, cost of pass, composite, grades, uplift), with the
+:mod:`evaluators` functions.
 
-A run *passes* when its evaluation status is ``good`` (the status of the overall score its
-evaluation parts give) and its ``log_tests`` verification, recomputed from the rows
-present, is ``pass``. Groups are the runs of one model and of one company type (of one
+A run's pass is the one definition (:func:`evaluators.run_passed`), recomputed from the
+sheets (:meth:`Facts.passed`: its scores, or in an older export the checks that gate it); a
+run without a pass is left out of pass rates, pass@k and cost of pass, which say how many
+runs they cover. Groups are the runs of one model and of one company type (of one
 company when the sheets log no company type); pass@k and pass^k are over the repeated runs
 of each company. The company type is not a column of any sheet: it is recognised from the
 run's expected tools by the caller's table of expected tools per type (the CLI passes the
@@ -29,7 +31,6 @@ import evaluators
 
 from ._crossref import Facts
 from ._model import Aggregates, AuditInputError, GroupSummary, PassAtK, PlotData
-from ._recompute import status_of
 from ._tables import Table
 from ._values import as_utc, is_empty, number_or_none
 
@@ -46,7 +47,7 @@ class RunRecord:
     evaluation_score: float | None
     credit_score: float | None
     judge_overall: float | None
-    passed: bool
+    passed: bool | None  # None: the run has no pass (no score gates it)
     cost: float | None
     started: datetime | None = None  # runs.started_at, as UTC
     experiment: str | None = None  # runs.experiment
@@ -91,10 +92,7 @@ def run_records(runs: Table, facts: Facts,
         evaluation = facts.evaluation.get(run)
         if evaluation is not None and not 0 <= evaluation <= 1:  # an out-of-range cell: reported, not used
             evaluation = None
-        if is_empty(row.get("passed")):  # a credit run: its evaluation decides
-            passed = status_of(evaluation) == "good" and facts.verified.get(run) == "pass"
-        else:  # a run of a dataset case: its stored pass (which the audit recomputes)
-            passed = number_or_none(row["passed"]) == 1
+        passed = facts.passed(row)
         model = row["model"] if isinstance(row["model"], str) and row["model"] else "(no model)"
         company = str(row["company_name"]) if row["company_name"] not in (None, "") else "(no company)"
         cost = None if run in facts.cost_unknown else facts.cost.get(run, 0.0)
@@ -118,16 +116,20 @@ def _stats(values: Iterable[float | None]) -> evaluators.Statistics | None:
 
 
 def summarise(by: str, key: str, runs: Sequence[RunRecord], baseline: float | None = None) -> GroupSummary:
-    """Seed 001 over one group: score statistics, pass rate, cost of pass, the median
+    """The repeated-run statistics of one group: score statistics, pass rate, cost of pass, the median
     of the runs' ``composite_score(pass, evaluation_score)``, its letter grade and its
     uplift over ``baseline`` (a composite)."""
     n = len(runs)
-    pass_rate = sum(r.passed for r in runs) / n
+    judged = [r for r in runs if r.passed is not None]
+    pass_rate, _ = evaluators.pass_rate(r.passed for r in judged)
     costs = [r.cost for r in runs]
     mean_cost = math.fsum(costs) / n if all(c is not None for c in costs) else None  # type: ignore[arg-type]
-    cop = evaluators.cost_of_pass(mean_cost, pass_rate) if mean_cost is not None else None
+    judged_costs = [r.cost for r in judged]
+    cop = None
+    if pass_rate is not None and judged and all(c is not None for c in judged_costs):
+        cop = evaluators.cost_of_pass(math.fsum(judged_costs) / len(judged), pass_rate)  # type: ignore[arg-type]
     composites = [evaluators.composite_score(float(r.passed), r.evaluation_score)
-                  for r in runs if r.evaluation_score is not None]
+                  for r in judged if r.evaluation_score is not None]
     composite_stats = _stats(composites)
     composite = composite_stats.median if composite_stats is not None else None
     grade = evaluators.letter_grade(composite) if composite is not None else None
@@ -139,7 +141,7 @@ def summarise(by: str, key: str, runs: Sequence[RunRecord], baseline: float | No
         evaluation_score=_stats(r.evaluation_score for r in runs),
         credit_score=_stats(r.credit_score for r in runs),
         judge_overall=_stats(r.judge_overall for r in runs),
-        pass_rate=pass_rate, mean_cost=mean_cost, cost_of_pass=cop,
+        pass_rate=pass_rate, judged=len(judged), mean_cost=mean_cost, cost_of_pass=cop,
         composite=composite, grade=grade, uplift=uplift,
     )
 
@@ -164,8 +166,9 @@ def pass_k(records: Sequence[RunRecord]) -> tuple[PassAtK, ...]:
     """pass@k / pass^k per company, or per experiment and dataset case for runs of experiments."""
     out = []
     for (experiment, company), runs in _groups(
-            records, lambda r: (r.experiment, r.case or r.company) if r.experiment else (None, r.company)).items():
-        n, c = len(runs), sum(r.passed for r in runs)
+            [r for r in records if r.passed is not None],
+            lambda r: (r.experiment, r.case or r.company) if r.experiment else (None, r.company)).items():
+        n, c = len(runs), sum(bool(r.passed) for r in runs)
         ks = sorted({k for k in PASS_KS if k <= n} | {n})
         out.append(PassAtK(company, n, c,
                            {k: evaluators.pass_at_k(n, c, k) for k in ks},

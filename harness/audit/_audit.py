@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
+from .. import config
+from ..inputs import CREDENTIALS, InputError, not_regular, read_json_file
 from ..schema import SHEET_NAMES, SHEETS, SHEETS_BY_NAME
 from . import _recompute as recompute
 from ._aggregate import aggregate_runs, plot_data, run_records
@@ -31,6 +32,8 @@ Progress = Callable[[str, int, int], None]
 CompanyTypes = Mapping[str, Sequence[str]]
 
 _ORDER = ("runs", "tool_selections") + tuple(n for n in SHEET_NAMES if n not in ("runs", "tool_selections"))
+#: Sheets beyond the spec's fifteen, audited when the source has them (an older export has none).
+_OPTIONAL = ("scores",)
 _KEPT = ("runs", "log_tests")
 #: The long sheets, whose checks need no more than a row (and the facts gathered so far):
 #: checked in chunks of CHUNK_ROWS rows, so memory holds a chunk, not the sheet.
@@ -46,10 +49,12 @@ def audit_workbook(path: str | os.PathLike[str], *, tolerance: float = 1e-6, bas
     Raises :class:`AuditInputError` (a ValueError) when it cannot be audited: not a
     workbook, a sheet or spec column missing, spec columns out of order, or a part of the
     archive over ``limits`` (a decompression bomb; default :class:`ArchiveLimits`)."""
-    if Path(path).is_dir():
-        raise AuditInputError(f"{os.fspath(path)} is a directory, not a workbook")
-    if not Path(path).is_file():
-        raise AuditInputError(f"{os.fspath(path)}: no such file")
+    try:
+        what = not_regular(os.stat(path).st_mode)
+    except OSError as exc:
+        raise AuditInputError(f"{os.fspath(path)}: {str(exc.strerror or 'no such file').lower()}") from None
+    if what is not None:  # a FIFO would block the open, a device would never end
+        raise AuditInputError(f"{os.fspath(path)} is {what}, not a workbook")
     with WorkbookSource(path, limits) as source:
         return audit_source(source, tolerance=tolerance, baseline_model=baseline_model,
                             company_types=company_types, progress=progress)
@@ -64,15 +69,17 @@ def audit_google_sheet(spreadsheet_id: str, *, client: Any = None, credentials_f
     import gspread
 
     if client is None:
-        credentials = credentials_file or os.environ.get("GOOGLE_APPLICATION_CREDENTIALS")
+        credentials = config.value("GOOGLE_APPLICATION_CREDENTIALS", credentials_file)
         if not credentials:
             raise AuditInputError("no Google credentials: pass --credentials FILE or set GOOGLE_APPLICATION_CREDENTIALS")
         shown = repr(os.fspath(credentials))
         try:
-            client = gspread.service_account(filename=os.fspath(credentials))
-        except OSError as exc:
-            raise AuditInputError(f"cannot read credentials file {shown}: {exc.strerror or exc}") from None
-        except ValueError:  # not JSON, or a key without the fields a service account has
+            info = read_json_file(credentials, CREDENTIALS)  # a regular file of at most 10 MB
+        except InputError as exc:
+            raise AuditInputError(str(exc)) from None
+        try:
+            client = gspread.service_account_from_dict(info)
+        except (ValueError, KeyError, TypeError, AttributeError):  # not the fields a service account has
             raise AuditInputError(f"credentials file {shown} is not a usable service-account key") from None
     try:
         return audit_source(GoogleSheetSource(spreadsheet_id, client), tolerance=tolerance,
@@ -104,7 +111,8 @@ def audit_source(source: Source, *, tolerance: float = 1e-6, baseline_model: str
     if not (isinstance(tolerance, (int, float)) and math.isfinite(tolerance) and tolerance >= 0):
         raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
     tabs = check_sheets_present(source)
-    source.prefetch([tab for name in _ORDER for tab in continuation_tabs(name, tabs)])
+    order = _ORDER + tuple(name for name in _OPTIONAL if name in tabs)
+    source.prefetch([tab for name in order for tab in continuation_tabs(name, tabs)])
     facts = Facts()
     findings: list[Finding] = []
     notes: list[str] = []
@@ -112,7 +120,7 @@ def audit_source(source: Source, *, tolerance: float = 1e-6, baseline_model: str
     kept: dict[str, Table] = {}
     run_ids: set[str] | None = None
     selections: dict[str, Any] = {}
-    for done, name in enumerate(_ORDER, start=1):
+    for done, name in enumerate(order, start=1):
         duplicates = DuplicateRows()
         rows[name] = 0
         for table in load_chunks(source, SHEETS_BY_NAME[name], tabs, CHUNK_ROWS if name in _STREAMED else None):
@@ -124,15 +132,16 @@ def audit_source(source: Source, *, tolerance: float = 1e-6, baseline_model: str
                 kept[name] = table
             del table
         if progress is not None:
-            progress(name, done, len(_ORDER))
+            progress(name, done, len(order))
+    facts.scored = "scores" in order
+    findings.extend(check_log_tests(kept["log_tests"], facts, tolerance))  # (a run's pass may need its log test)
     findings.extend(check_runs(kept["runs"], facts, tolerance))
-    findings.extend(check_log_tests(kept["log_tests"], facts, tolerance))
     findings = _once_per_formula_cell(findings)
     records = run_records(kept["runs"], facts, company_types)
     aggregates = aggregate_runs(records, baseline_model, facts.primaries)
     return AuditResult(
         source=source.label,
-        rows={n: rows[n] for n in SHEET_NAMES},
+        rows={n: rows[n] for n in order},
         findings=tuple(sorted(findings, key=_finding_order)),
         aggregates=aggregates,
         plots=plot_data(records, facts),
@@ -177,6 +186,8 @@ def _check_table(table: Table, run_ids: set[str] | None, duplicates: DuplicateRo
         facts.from_tool_calls(table)
     elif name == "assessments":
         facts.from_assessments(table)
+    elif name == "scores":
+        facts.from_scores(table)
     findings.extend(check.findings)
 
 

@@ -3,7 +3,7 @@ the rows the other sheets actually hold.
 
 While the sheets are read one by one, :class:`Facts` keeps what these checks (and the
 aggregates) need from each, so a big sheet can be dropped as soon as it has been checked.
-Rules (DESIGN 5 and the run builder):
+Rules (the project's sheet decisions, docs/decisions.md, and the run builder):
 
 - ``total_llm_calls`` = the run's ``llm_calls`` rows;
 - ``total_tokens`` = the sum over the run's calls of prompt + completion tokens, and
@@ -29,7 +29,7 @@ import json
 
 import evaluators
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
@@ -70,6 +70,8 @@ class Facts:
     # run -> model -> the summed total_cost of the run's calls of that model (None: a call
     # without a cost), models in the order of their first call; judge calls left out
     model_costs: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    scored: bool = False  # the source has a scores sheet
+    score_passes: dict[str, list[int | None]] = field(default_factory=lambda: defaultdict(list))
 
     def count(self, table: Table) -> None:
         self.counts.setdefault(table.name, Counter()).update(table.column("run_id"))
@@ -164,6 +166,35 @@ class Facts:
                 self.checks[run] = (number_or_none(score), number_or_none(found.get("threshold")),
                                     found.get("require_tools") is True)
 
+    def from_scores(self, table: Table) -> None:
+        """The pass of each score of each run (empty: a score that does not gate its run)."""
+        for run, passed in zip(table.column("run_id"), table.column("passed")):
+            value = number_or_none(passed) if not is_empty(passed) else None
+            self.score_passes[run].append(None if value is None else int(value == 1))
+
+    def passed(self, row: Mapping[str, Any]) -> bool | None:
+        """The run's pass as the sheets give it: from its scores (:func:`evaluators.run_passed`)
+        when the source has a scores sheet; in an older export without one, from the checks
+        that were scores before they had a sheet: a dataset case's completion, answer check
+        and required tools; a credit run's evaluation status and log test."""
+        run, status = row["run_id"], row.get("status")
+        if self.scored:
+            return evaluators.run_passed(status, self.score_passes.get(run, []))
+        gates: list[bool | None] = []
+        if not is_empty(row.get("case_id")):  # a run of a dataset case
+            score, threshold, require_tools = self.checks.get(run, (None, None, False))
+            gates.append(status == "completed")
+            if threshold is not None:
+                gates.append(score is not None and score >= threshold - 1e-12)
+            if require_tools:
+                f1 = self.f1.get(run)
+                gates.append(f1 is not None and f1 >= 1.0 - 1e-12)
+        elif run in self.evaluation:  # a credit run: its evaluation and its log test
+            from ._recompute import status_of
+
+            gates += [status_of(self.evaluation[run]) == "good", self.verified.get(run) == "pass"]
+        return evaluators.run_passed(status, gates)
+
     def from_assessments(self, table: Table) -> None:
         for _, row in table.records():
             if row.get("status") == "ok":
@@ -197,13 +228,12 @@ def check_runs(runs: Table, facts: Facts, tolerance: float) -> Iterator[Finding]
                     "tools_used = the distinct tool_name of the run's tool_calls rows", "cross-sheet")
         check.check(i, row, "evaluation_score", facts.evaluation.get(run),
                     "evaluation_score = the run's evaluations.overall_score", "cross-sheet")
-        if not is_empty(row.get("passed")):
-            score, threshold, require_tools = facts.checks.get(run, (None, None, False))
-            expected = evaluators.case_passed(row["status"], answer_score=score, threshold=threshold,
-                                              tool_f1=facts.f1.get(run), require_tools=require_tools)
-            check.check(i, row, "passed", int(expected),
-                        "passed = evaluators.case_passed(status, final_answer_quality >= the answer check's "
-                        "threshold, tool F1 = 1 when the case requires its tools)", "cross-sheet")
+        if facts.scored or not is_empty(row.get("passed")):
+            expected = facts.passed(row)
+            check.check(i, row, "passed", None if expected is None else int(expected),
+                        "passed = evaluators.run_passed(status, the passes of the run's scores)" if facts.scored else
+                        "passed = evaluators.run_passed(status, [completed, the answer check at its threshold, "
+                        "tool F1 = 1 when the case requires its tools])", "cross-sheet")
         assessment = facts.assessment.get(run)
         if assessment is not None:
             for column in ("risk_level", "credit_score", "confidence"):

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..tracing.redact import host_redactor
 from ..view.formats import number
 from . import _plots
 from ._model import AuditResult, Finding, GroupSummary, jsonable
@@ -62,8 +63,21 @@ _SCRIPT = """
 """
 
 
+def pass_rate_text(g: GroupSummary) -> str:
+    """A group's pass rate and, when some of its runs have no pass, over how many it is taken."""
+    if g.pass_rate is None:
+        return "— (no run has a pass)"
+    return f"{g.pass_rate:.0%}" + ("" if g.judged == g.runs else f" (of {g.judged:,})")
+
+
 def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
+    """Text for the page: redacted (a workbook may hold what the store's rules of its day
+    let through), then escaped."""
+    return html.escape(_redact(str(value)), quote=True)
+
+
+def _redact(text: str) -> str:
+    return host_redactor()(text)
 
 
 def fmt(value: Any, digits: int = 4) -> str:
@@ -72,8 +86,9 @@ def fmt(value: Any, digits: int = 4) -> str:
 
 
 def cell_text(value: Any) -> str:
-    """A cell value for people: ``(empty)``, JSON-ish text, cut at 300 characters."""
-    text = "(empty)" if value is None or value == "" else str(jsonable(value))
+    """A cell value for people: ``(empty)``, JSON-ish text, redacted, then cut at 300
+    characters (cut first, a secret could lose the part its rule recognises)."""
+    text = "(empty)" if value is None or value == "" else _redact(str(jsonable(value)))
     return text if len(text) <= 300 else text[:300] + "…"
 
 
@@ -127,7 +142,7 @@ def _groups(title: str, groups: tuple[GroupSummary, ...], uplift: bool) -> str:
         "<tr>" + (f"<td>{_e(g.experiment or '—')}</td>" if experiments else "")
         + f"<td>{_e(g.key)}</td><td class='num'>{_e(runs_cell(g))}</td>"
         f"{_stat(g.evaluation_score)}{_stat(g.credit_score)}"
-        f"{_stat(g.judge_overall)}<td class='num'>{g.pass_rate:.0%}</td><td class='num'>{fmt(g.mean_cost)}</td>"
+        f"{_stat(g.judge_overall)}<td class='num'>{pass_rate_text(g)}</td><td class='num'>{fmt(g.mean_cost)}</td>"
         f"<td class='num'>{fmt(g.cost_of_pass)}</td><td class='num'>{fmt(g.composite)}</td>"
         f"<td>{_e(g.grade or '—')}</td>" + (f"<td class='num'>{_percent(g.uplift)}</td>" if uplift else "") + "</tr>"
         for g in groups

@@ -46,18 +46,19 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class GroupSummary:
-    """Seed 001 statistics over the runs of one model, company type or company (of one
+    """Repeated-run statistics over the runs of one model, company type or company (of one
     experiment, ``experiment``, when the runs belong to experiments).
 
     A model's runs are the runs that called it (``llm_calls.model``, judge calls left out):
     a run that called two models is in both groups, and ``mixed`` counts such runs; its cost
     there is what that model's calls cost.
 
-    ``pass_rate`` = passed runs / runs: a credit run passes when its evaluation status is
-    ``good`` and its ``log_tests`` row says ``pass``; a run of a dataset case passes as its
-    ``runs.passed`` says (recomputed by the audit from its checks); ``mean_cost`` = mean over runs of the run's
-    summed ``llm_calls.total_cost`` (None when any cost is unknown); ``composite`` = median
-    over runs of ``composite_score(pass, evaluation_score)`` (equal weights); ``grade`` =
+    ``pass_rate`` = passed runs / the ``judged`` runs that have a pass (None when none has):
+    a run passes as :func:`evaluators.run_passed` says, recomputed from its scores;
+    ``mean_cost`` = mean over runs of the run's summed ``llm_calls.total_cost`` (None when any
+    cost is unknown); ``cost_of_pass`` = the judged runs' mean cost / their pass rate;
+    ``composite`` = median over judged runs of ``composite_score(pass, evaluation_score)``
+    (equal weights); ``grade`` =
     ``letter_grade`` of it;
     ``uplift`` = ``tier_uplift(composite, baseline composite)`` (models only)."""
 
@@ -67,7 +68,7 @@ class GroupSummary:
     evaluation_score: Statistics | None  # evaluators.aggregate over the group's runs
     credit_score: Statistics | None
     judge_overall: Statistics | None
-    pass_rate: float
+    pass_rate: float | None
     mean_cost: float | None
     cost_of_pass: float | None
     composite: float | None
@@ -75,6 +76,7 @@ class GroupSummary:
     uplift: float | None = None
     mixed: int = 0  # runs of the group that called other models too
     experiment: str | None = None
+    judged: int = 0  # runs with a pass, over which pass_rate and cost_of_pass are taken
 
 
 @dataclass(frozen=True, slots=True)

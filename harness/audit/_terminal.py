@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from ._html import cell_text, fmt, runs_cell
+from ._html import cell_text, fmt, pass_rate_text, runs_cell
 from ._model import AuditResult, GroupSummary
 
 #: Findings printed on the terminal; ``--report`` and ``--json`` carry them all.
@@ -26,6 +26,10 @@ def _findings_table(result: AuditResult) -> Table:
     if len(result.findings) > MAX_FINDINGS:
         table.caption = f"first {MAX_FINDINGS} of {len(result.findings):,}; --report or --json for all"
     return table
+
+
+def _rate(g: GroupSummary) -> str:
+    return pass_rate_text(g)
 
 
 def _median(stats: Any) -> str:
@@ -47,7 +51,7 @@ def _groups_table(title: str, groups: tuple[GroupSummary, ...], uplift: bool) ->
         cop = "—" if g.cost_of_pass is None else f"${fmt(g.cost_of_pass)}"
         cells = ([g.experiment or "—"] if experiments else []) + [
             g.key, runs_cell(g), _median(g.evaluation_score), _median(g.credit_score), _median(g.judge_overall),
-            f"{g.pass_rate:.0%}", cop, fmt(g.composite, 3), g.grade or "—"]
+            _rate(g), cop, fmt(g.composite, 3), g.grade or "—"]
         if uplift:
             cells.append("—" if g.uplift is None else f"{g.uplift:+.1%}")
         table.add_row(*cells)

@@ -14,7 +14,7 @@ import typer
 
 from ._errors import UsageError, fail
 from ._open import close_opened
-from ._output import quiet_when_closed
+from ._output import guarded_output, say
 
 app = typer.Typer(
     name="harness",
@@ -33,7 +33,7 @@ def _print_version(asked: bool) -> None:
             installed = version("langgraph-harness")
         except PackageNotFoundError:  # imported from a source tree that was never installed
             installed = "unknown (not installed)"
-        print(f"langgraph-harness {installed}")
+        say(f"langgraph-harness {installed}", err=False)
         raise typer.Exit(0)
 
 
@@ -45,7 +45,7 @@ def _root(
     """Trace, evaluate and audit LangGraph agent runs."""
 
 
-_COMMANDS = ("run", "wrap", "compare", "list", "show", "report", "export", "audit")
+_COMMANDS = ("run", "wrap", "rescore", "label", "compare", "list", "show", "report", "export", "audit")
 for _name in _COMMANDS:
     try:
         _module = importlib.import_module(f"{__name__}.{_name}")
@@ -62,33 +62,33 @@ def main(argv: list[str] | None = None) -> None:
     A ``.env`` file in the working directory fills environment variables that are not
     already set (flags > environment > .env > defaults).
     """
-    from dotenv import load_dotenv
+    from harness import config
 
-    load_dotenv(dotenv_path=".env", override=False)
+    config.load_dotenv()
     debug = "--debug" in (argv if argv is not None else sys.argv)
     if debug:
         (argv if argv is not None else sys.argv).remove("--debug")
-    try:
+    with guarded_output():  # everything printed from here on is scrubbed (see ._output)
         try:
-            with quiet_when_closed():
+            try:
                 code = app(args=argv, standalone_mode=False)
-        finally:
-            close_opened()
-    except UsageError as exc:
-        fail(str(exc), code=exc.code, debug=debug)
-    except typer.Exit as exc:
-        raise SystemExit(exc.exit_code) from None
-    except SystemExit:
-        raise
-    except KeyboardInterrupt:
-        fail("interrupted", code=130, debug=debug)
-    except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
-        if type(exc).__name__ == "Abort":
-            fail("aborted", code=1, debug=debug)
-        if hasattr(exc, "format_message"):  # click's usage errors: bad option, missing argument
-            message = exc.format_message()
-            if not message:  # help was shown instead (no arguments)
-                raise SystemExit(2) from None
-            fail(message, code=getattr(exc, "exit_code", 2) or 2, debug=debug)
-        fail(f"{type(exc).__name__}: {exc}", code=2, debug=debug)
+            finally:
+                close_opened()
+        except UsageError as exc:
+            fail(str(exc), code=exc.code, debug=debug)
+        except typer.Exit as exc:
+            raise SystemExit(exc.exit_code) from None
+        except SystemExit:
+            raise
+        except KeyboardInterrupt:
+            fail("interrupted", code=130, debug=debug)
+        except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
+            if type(exc).__name__ == "Abort":
+                fail("aborted", code=1, debug=debug)
+            if hasattr(exc, "format_message"):  # click's usage errors: bad option, missing argument
+                message = exc.format_message()
+                if not message:  # help was shown instead (no arguments)
+                    raise SystemExit(2) from None
+                fail(message, code=getattr(exc, "exit_code", 2) or 2, debug=debug)
+            fail(f"{type(exc).__name__}: {exc}", code=2, debug=debug)
     raise SystemExit(code if isinstance(code, int) else 0)

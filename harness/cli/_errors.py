@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 import traceback
+
+from ._output import say
 
 
 class UsageError(Exception):
@@ -15,8 +16,9 @@ class UsageError(Exception):
 
 
 def fail(message: str, *, code: int = 2, debug: bool = False) -> None:
+    """``harness: error: MESSAGE`` on standard error, scrubbed and cut to one line
+    (:func:`._output.one_line`), then exit with ``code``."""
     if debug:
         traceback.print_exc()
-    first = " ".join(str(message).split()) or "error"
-    print(f"harness: error: {first}", file=sys.stderr)
+    say(f"harness: error: {message}")
     raise SystemExit(code)

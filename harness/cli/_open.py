@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ._errors import UsageError
+from ._output import say
 
 if TYPE_CHECKING:
     from harness.store import Store
@@ -18,19 +17,18 @@ def open_harness(store: str | None):
     would cost it more than it saves), unless ``$HARNESS_WRITER`` says otherwise. An OTLP
     endpoint nothing listens at is reported once and left out for this command, instead of
     an exporter retrying it for seconds at exit."""
-    from harness import Harness, StoreError
-    from harness.tracing.telemetry import ENV_OTLP_ENDPOINT, span_destination, unreachable
-    from harness.writers import ENV_WRITER
+    from harness import Harness, StoreError, config
+    from harness.tracing.telemetry import otlp_endpoint, span_destination, unreachable
 
-    endpoint = os.environ.get(ENV_OTLP_ENDPOINT)
+    endpoint = otlp_endpoint()
     if endpoint and span_destination() == "otlp":
         reason = unreachable(endpoint)
         if reason is not None:
-            print(f"harness: warning: {ENV_OTLP_ENDPOINT}={endpoint} cannot be reached ({reason}); "
-                  "this command sends no spans", file=sys.stderr)
-            del os.environ[ENV_OTLP_ENDPOINT]
+            say(f"harness: warning: OTEL_EXPORTER_OTLP_ENDPOINT={endpoint} cannot be reached ({reason}); "
+                "this command sends no spans")
+            config.unset("OTEL_EXPORTER_OTLP_ENDPOINT")
     try:
-        harness = Harness(store=store, writer=None if os.environ.get(ENV_WRITER) else "thread", strict=True)
+        harness = Harness(store=store, writer=config.value("HARNESS_WRITER") or "thread", strict=True)
     except (ValueError, StoreError) as exc:
         raise UsageError(str(exc)) from None
     _opened.append(harness)
@@ -57,9 +55,9 @@ def open_store(url: str | None) -> Store:
         if PostgresStore.accepts(store_url(url)):
             return Store(store_url(url))
         path = resolve_store_path(url)
-        if not path.is_file():
+        if not path.exists():
             raise UsageError(f"no store at {str(path)!r} (use --store or $HARNESS_STORE)")
-        return Store(path)
+        return Store(path)  # refuses a directory, a FIFO or a device before SQLite opens it
     except StoreError as exc:
         raise UsageError(str(exc)) from None
 
@@ -78,7 +76,7 @@ def run_ids(store: Store, given: Iterable[str]) -> list[str]:
 def load_prices_option(path) -> None:
     """Register the prices of the ``--prices`` file, else of ``$HARNESS_PRICES``, for this
     command (one line, exit 2, when it is not a prices file)."""
-    from harness.costs import ENV_PRICES, load_env_prices, load_prices
+    from harness.costs import load_env_prices, load_prices
 
     try:
         if path is not None:
@@ -86,4 +84,4 @@ def load_prices_option(path) -> None:
         else:
             load_env_prices()
     except ValueError as exc:
-        raise UsageError(f"{exc}" + ("" if path is not None else f" (${ENV_PRICES})")) from None
+        raise UsageError(f"{exc}" + ("" if path is not None else " ($HARNESS_PRICES)")) from None

@@ -10,20 +10,14 @@ clean, 1 when discrepancies were found, 2 when the input cannot be audited.
 
 from __future__ import annotations
 
-import json
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import Progress
 
 from ._errors import UsageError
 from ._open import load_prices_option
-from ._output import show
+from ._output import progress, say, show, show_json
 from ._paths import writable_file
 
 
@@ -48,8 +42,7 @@ def command(
              "otherwise taken as written).")] = None,
 ) -> None:
     from harness.audit import ArchiveLimits, AuditInputError, audit_google_sheet, audit_workbook
-    from harness.audit._html import write_report
-    from harness.audit._terminal import summary
+    from harness.audit import summary, write_report
     from workflows import (
         EXPECTED_TOOLS,  # names a run's company type from its expected tools
     )
@@ -65,7 +58,9 @@ def command(
         raise UsageError("--max-part-mb must be a positive number and --max-ratio a number >= 1")
     limits = ArchiveLimits(max_part_bytes=int(max_part_mb * 1024 * 1024), max_ratio=max_ratio)
     try:
-        with _progress(Console(stderr=True), enabled=not as_json) as advance:
+        with progress("auditing", 15, enabled=not as_json) as bar:
+            advance = None if bar is None else (
+                lambda sheet, done, total: bar(completed=done, total=total, description=sheet))
             if file is not None:
                 result = audit_workbook(file, tolerance=tolerance, baseline_model=baseline_model,
                                         company_types=EXPECTED_TOOLS, progress=advance, limits=limits)
@@ -81,20 +76,9 @@ def command(
         except OSError as exc:
             raise UsageError(f"writing the report {str(report)!r} failed: {exc.strerror or exc}", code=1) from None
     if as_json:
-        sys.stdout.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+        show_json(result.to_dict(), indent=None)
     else:
         show(summary(result))
         if report is not None:
-            Console().print(f"report: {report}", soft_wrap=True, markup=False, highlight=False)
+            say(f"report: {report}", err=False, whole=True)
     raise typer.Exit(result.exit_code)
-
-
-@contextmanager
-def _progress(console: Console, *, enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]:
-    """A per-sheet progress bar on a terminal; nothing when piped or printing JSON."""
-    if not enabled or not console.is_terminal:
-        yield None
-        return
-    with Progress(console=console, transient=True) as bar:
-        task = bar.add_task("auditing", total=15)
-        yield lambda sheet, done, total: bar.update(task, completed=done, total=total, description=sheet)

@@ -1,6 +1,6 @@
-"""Compare two experiments case by case: per metric both means, the difference with its 95% paired bootstrap interval, a p-value (exact McNemar for pass/fail, else Wilcoxon), an effect size and a verdict.
+"""Compare two experiments case by case: per metric both means, the difference with its interval, one-sided p-values (exact binomial for pass/fail, exact sign-flip permutation otherwise), an effect size and a verdict: regressed, improved, no_change (within --margin) or inconclusive.
 
-Example: `harness compare base cand --fail-on-regression` exits 1 when a quality metric (pass rate, answer score, tool F1, trajectory) regressed: its interval lies wholly on the worse side and p < --alpha. Exit 2 for an experiment the store does not have.
+Repeats count once per case (their mean). The gated metrics (pass_rate unless --gate names others; Holm-adjusted when several) decide the exit code: `harness compare base cand --fail-on-regression` exits 1 when a gated metric regressed, `--fail-on-inconclusive` also when one is inconclusive. Exit 2 for an experiment the store does not have or a bad option.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from ._errors import UsageError
 from ._open import open_store
 from ._output import show, show_json
 
+_METRIC_NAMES = "pass_rate, answer_score, tool_f1, trajectory_match, latency_ms, total_tokens, total_cost"
+
 
 def command(
     a: Annotated[str, typer.Argument(metavar="A", help="The experiment compared against (the baseline).")],
@@ -21,83 +23,97 @@ def command(
     store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL (default: $HARNESS_STORE or ./harness.db).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
     fail_on_regression: Annotated[bool, typer.Option(
-        "--fail-on-regression", help="Exit 1 when a quality metric regressed (the CI gate).")] = False,
+        "--fail-on-regression", help="Exit 1 when a gated metric regressed (the CI gate).")] = False,
+    fail_on_inconclusive: Annotated[bool, typer.Option(
+        "--fail-on-inconclusive", help="Exit 1 also when a gated metric is inconclusive.")] = False,
     metric: Annotated[Optional[list[str]], typer.Option(
-        "--metric", help="Compare only this metric (repeatable): pass_rate, answer_score, tool_f1, "
-                         "trajectory_match, latency_ms, total_tokens, total_cost.")] = None,
-    alpha: Annotated[float, typer.Option(help="Significance level of a verdict.")] = 0.05,
+        "--metric", help=f"Compare only this metric (repeatable): {_METRIC_NAMES}, or any score name of the "
+                         "experiments' runs (a scorer's, a label's).")] = None,
+    gate: Annotated[Optional[list[str]], typer.Option(
+        "--gate", help="A metric that gates (repeatable; default pass_rate); several are Holm-adjusted.")] = None,
+    margin: Annotated[Optional[list[str]], typer.Option(
+        "--margin", help="The smallest change that matters (repeatable): 0.03 for rates and scores in [0, 1] "
+                         "(default 0.05), 5% of the baseline's mean for latency, tokens and cost (default 10%), "
+                         "or NAME=VALUE for one metric (latency_ms=200, total_cost=5%).")] = None,
+    alpha: Annotated[float, typer.Option(
+        help="Significance level of each one-sided test, below 0.5; intervals are at 1 - 2*alpha.")] = 0.05,
 ) -> None:
-    from harness.experiment.compare import METRICS, UnknownExperiment, compare_experiments
+    from harness.experiment.compare import Margins, compare_experiments
+    from harness.experiment.errors import ExperimentError
 
-    if not 0 < alpha < 1:
-        raise UsageError(f"--alpha must be between 0 and 1, got {alpha}")
-    unknown = [m for m in metric or [] if m not in METRICS]
-    if unknown:
-        raise UsageError(f"unknown --metric {unknown[0]!r}; metrics are {', '.join(METRICS)}")
+    if not 0 < alpha < 0.5:
+        raise UsageError(f"--alpha must be between 0 and 0.5, got {alpha}")
+    try:
+        Margins.parse(margin)
+    except ValueError as exc:
+        raise UsageError(f"--{exc}") from None
     opened = open_store(store)
     try:
-        comparison = compare_experiments(opened, a, b, alpha=alpha, metrics=metric)
-    except UnknownExperiment as exc:
+        comparison = compare_experiments(opened, a, b, alpha=alpha, metrics=metric, gate=gate, margin=margin)
+    except ExperimentError as exc:  # a blank name, or one without runs
         raise UsageError(str(exc)) from None
+    except ValueError as exc:  # a metric the experiments do not have
+        text = str(exc)
+        if text.startswith("margin "):
+            raise UsageError(f"--{text}") from None
+        unknown = text.split("'")[1] if "'" in text else ""
+        option = "--gate" if unknown in (gate or ()) and unknown not in (metric or ()) else "--metric"
+        raise UsageError(text.replace("unknown metric", f"unknown {option}", 1)) from None
     finally:
         opened.close()
     if as_json:
-        show_json(_json_safe(comparison.to_dict()))
+        show_json(comparison.to_dict())
     else:
-        _table(comparison)
-    raise typer.Exit(1 if fail_on_regression and comparison.regressed else 0)
+        _table(comparison.to_dict())
+    failed = comparison.regressed or (fail_on_inconclusive and comparison.inconclusive)
+    raise typer.Exit(1 if (fail_on_regression or fail_on_inconclusive) and failed else 0)
 
 
-def _json_safe(value: Any) -> Any:
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_safe(v) for v in value]
-    return value
-
-
-def _table(comparison: Any) -> None:
+def _table(comparison: dict[str, Any]) -> None:
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
-    from harness.view.formats import MISSING
+    from harness.view.comparison import (VERDICT_MEANINGS, ci_heading, gate_state, holm_sentence, interval_ends,
+                                         needed_sentence, p_text)
 
-    table = Table(title=f"{comparison.a} → {comparison.b} · {comparison.paired_cases} paired case(s) · "
-                        f"alpha {comparison.alpha:g} · delta = {comparison.b} − {comparison.a}")
-    for col, justify in (("metric", "left"), ("better", "left"), ("n", "right"), (comparison.a, "right"),
-                         (comparison.b, "right"), ("delta", "right"), ("95% CI", "right"), ("p", "right"),
-                         ("test", "left"), ("effect", "right"), ("verdict", "left")):
+    a, b = comparison["a"], comparison["b"]
+    table = Table(title=f"{a} → {b} · {comparison['paired_cases']} paired case(s) · alpha {comparison['alpha']:g} · "
+                        f"delta = {b} − {a}")
+    for col, justify in (("metric", "left"), ("gate", "left"), ("better", "left"), ("n", "right"), (a, "right"),
+                         (b, "right"), ("delta", "right"), (ci_heading(comparison), "right"), ("margin", "right"),
+                         ("p", "right"), ("test", "left"), ("effect", "right"), ("verdict", "left")):
         table.add_column(col, justify=justify)
-    style = {"regressed": "bold red", "improved": "bold green", "unchanged": ""}
-    for m in comparison.metrics:
-        r = m.result
-        table.add_row(m.name, "higher" if m.higher_is_better else "lower", str(r.n), _num(r.a), _num(r.b),
-                      _num(r.delta, signed=True),
-                      f"[{_num(r.ci_low, signed=True)}, {_num(r.ci_high, signed=True)}]" if r.ci_low is not None
-                      else MISSING, _num(r.p_value, p=True), r.test or MISSING, _num(r.effect_size, signed=True),
-                      Text(r.verdict, style=style[r.verdict]))
+    styles = {"regressed": "bold red", "improved": "bold green", "no_change": "green", "inconclusive": "yellow"}
+    for m in comparison["metrics"]:
+        low, high = interval_ends(m)
+        table.add_row(m["name"], "gate" if m["gated"] else "no", "higher" if m["higher_is_better"] else "lower",
+                      str(m["n"]), _num(m["a"]), _num(m["b"]), _num(m["delta"], signed=True),
+                      f"[{_num(low, signed=True)}, {_num(high, signed=True)}]" if m["n"] else "—",
+                      f"±{_num(m['margin'])}" if m["margin"] is not None else "—", p_text(m), m["test"] or "—",
+                      _num(m["effect_size"], signed=True),
+                      Text(m["verdict"], style=styles[m["verdict"]] if m["gated"] else ""))
     lines: list[Any] = [table]
-    for side, ids in ((comparison.a, comparison.a_only), (comparison.b, comparison.b_only)):
-        if ids:
-            shown = ", ".join(ids[:20]) + (" …" if len(ids) > 20 else "")
-            lines.append(Text(f"{len(ids)} case(s) only in {side}, left out: {shown}", style="dim"))
-    regressed = [m.name for m in comparison.metrics if m.verdict == "regressed" and m.name in
-                 ("pass_rate", "answer_score", "tool_f1", "trajectory_match")]
-    lines.append(Text(f"regressed: {', '.join(regressed)}", style="bold red") if regressed
-                 else Text("no quality metric regressed", style="green"))
+    lines.append(Text("verdicts: " + "; ".join(f"{v}: {meaning}" for v, meaning in VERDICT_MEANINGS.items()),
+                      style="dim"))
+    lines.extend(Text(f"warning: {w}", style="yellow") for w in comparison["warnings"])
+    if (holm := holm_sentence(comparison)) is not None:
+        lines.append(Text(holm))
+    for m in comparison["metrics"]:
+        if m["gated"] and (sentence := needed_sentence(m, comparison, lambda v, s: _num(v, signed=s))):
+            lines.append(Text(sentence))
+    state, sentence = gate_state(comparison)
+    lines.append(Text(f"gate: {sentence}", style={"regressed": "bold red", "inconclusive": "bold yellow",
+                                                   "passed": "green", "ungated": ""}[state]))
     show(Group(*lines))
 
 
-def _num(value: float | None, *, signed: bool = False, p: bool = False) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+def _num(value: float | None, *, signed: bool = False) -> str:
+    if value is None:
         return "—"
-    if p:
-        return f"{value:.2g}" if value < 0.001 else f"{value:.3f}"
+    if math.isinf(value):
+        return "−∞" if value < 0 else "+∞"
     if value == 0:
         return "0"
-    magnitude = abs(value)
     text = f"{value:+.4g}" if signed else f"{value:.4g}"
-    return text if magnitude >= 1e-4 or value == 0 else (f"{value:+.2e}" if signed else f"{value:.2e}")
+    return text if abs(value) >= 1e-4 else (f"{value:+.2e}" if signed else f"{value:.2e}")

@@ -11,21 +11,18 @@ for unusable input (checked before anything is written).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import Progress
 from rich.table import Table
 
-from harness.schema import SHEET_NAMES
+from harness.schema import ALL_SHEET_NAMES
 
 from ._errors import UsageError
 from ._open import open_store, run_ids as resolve_runs
-from ._output import show
+from ._output import progress, say, show
 from ._paths import writable_file
 
 
@@ -56,14 +53,13 @@ def command(
             run_ids = found if run_ids is None else [r for r in run_ids if r in set(found)]
         if to_store is not None:
             _copy(opened, to_store, run_ids)
-        console = Console()
         table = Table()
         table.add_column("sheet")
         columns: dict[str, dict[str, int]] = {}
         if out is not None:
-            with _progress(console, "workbook") as advance:
+            with progress("workbook", len(ALL_SHEET_NAMES)) as bar:
                 try:
-                    written = exporters.write_excel(opened, out, run_ids, progress=advance)
+                    written = exporters.write_excel(opened, out, run_ids, progress=_per_sheet(bar))
                 except OSError as exc:
                     raise UsageError(f"writing {str(out)!r} failed: {exc.strerror or exc}", code=1) from None
             columns["xlsx rows"] = dict(written.rows)
@@ -71,10 +67,10 @@ def command(
         else:
             summary = []
         if gsheet is not None:
-            with _progress(console, "google sheet") as advance:
+            with progress("google sheet", len(ALL_SHEET_NAMES)) as bar:
                 try:
                     pushed = exporters.push_google_sheets(opened, gsheet, credentials_file=credentials,
-                                                          run_ids=run_ids, progress=advance)
+                                                          run_ids=run_ids, progress=_per_sheet(bar))
                 except (ValueError, exporters.SheetsTargetError) as exc:
                     raise UsageError(str(exc)) from None
                 except exporters.SheetsExportError as exc:
@@ -85,12 +81,12 @@ def command(
                            f"({pushed.requests} requests, {pushed.retries} retries, {pushed.seconds:.1f}s)")
         for name in columns:
             table.add_column(name, justify="right")
-        for sheet in SHEET_NAMES:
+        for sheet in ALL_SHEET_NAMES:
             table.add_row(sheet, *(str(values.get(sheet, 0)) for values in columns.values()))
         if columns:
             show(table)
         for line in summary:
-            console.print(line, soft_wrap=True)  # a path stays one line, whatever the width
+            say(line, err=False, whole=True)  # a path stays whole, on one line
     finally:
         opened.close()
 
@@ -112,16 +108,10 @@ def _copy(source, target_url: str, run_ids: list[str] | None) -> None:
         raise UsageError(f"copying to {target.display!r} failed: {exc}; copy again to resume", code=1) from None
     finally:
         target.close()
-    print(f"copied {copied.runs} run(s) to {target.display}: {copied.total_rows} new row(s), "
-          f"{copied.experiments} experiment record(s)")
+    say(f"copied {copied.runs} run(s) to {target.display}: {copied.total_rows} new row(s), "
+        f"{copied.experiments} experiment record(s)", err=False, whole=True)
 
 
-@contextmanager
-def _progress(console: Console, label: str) -> Iterator[Callable[[str, int], None] | None]:
-    """A per-sheet progress bar on a terminal; nothing when the output is piped."""
-    if not console.is_terminal:
-        yield None
-        return
-    with Progress(console=console, transient=True) as bar:
-        task = bar.add_task(label, total=len(SHEET_NAMES))
-        yield lambda sheet, rows: bar.advance(task)
+def _per_sheet(bar: Callable[..., None] | None) -> Callable[[str, int], None] | None:
+    """The exporters' ``progress(sheet, rows)``, one step of the bar per sheet."""
+    return None if bar is None else (lambda sheet, rows: bar())

@@ -12,7 +12,7 @@ import typer
 
 from ._errors import UsageError
 from ._open import open_store
-from ._output import show, show_json
+from ._output import printable, show, show_json
 
 _STATUSES = ("completed", "failed")
 
@@ -46,4 +46,4 @@ def command(
         show("no runs match" if (experiment or workflow or status) else "no runs in the store yet")
         return
     more = f"the newest {len(rows)}; --limit N for more" if limit and len(rows) == limit else None
-    show(RunsTable(rows, caption=more))
+    show(RunsTable(printable(rows), caption=more))  # scrubbed before its columns are measured

@@ -6,7 +6,6 @@ Without --run or --experiment the report holds the newest runs of the store (at 
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -14,6 +13,7 @@ import typer
 
 from ._errors import UsageError
 from ._open import open_store, run_ids
+from ._output import say
 
 
 def command(
@@ -49,4 +49,4 @@ def command(
         opened.close()
     cut = f" (the newest of {report.selected:,}; --limit to change)" if report.selected > report.runs else ""
     size = f"{report.bytes / 1e6:.1f} MB" if report.bytes >= 1e6 else f"{max(1, round(report.bytes / 1e3))} KB"
-    print(f"wrote {report.path}: {report.runs:,} runs{cut}, {size} in {report.seconds:.1f}s", file=sys.stderr)
+    say(f"wrote {report.path}: {report.runs:,} runs{cut}, {size} in {report.seconds:.1f}s", whole=True)

@@ -10,7 +10,6 @@ At the end the runs of this batch are exported to the Excel workbook --out (unle
 from __future__ import annotations
 
 import functools
-import sys
 import uuid
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -19,22 +18,25 @@ import typer
 
 from ._errors import UsageError
 from ._open import load_prices_option, open_harness
-from ._output import show
+from ._output import clip, progress, say, show
 from ._paths import writable_file
 
 
 def read_companies(names: list[str], file: Path | None) -> tuple[list[str], int]:
-    """Positional names, then the file's lines (blank lines and ``#`` comments skipped);
-    duplicates (after trimming) are dropped, first occurrence kept. Returns the list and
-    how many duplicates were dropped."""
+    """Positional names, then the file's lines (split on ``\\n`` only; blank lines and ``#``
+    comments skipped); duplicates (after trimming) are dropped, first occurrence kept.
+    Returns the list and how many duplicates were dropped. The file is a regular file of at
+    most 10 MB (:data:`harness.inputs.COMPANIES`)."""
+    from harness.inputs import COMPANIES, InputError, read_text
+
     items = list(names)
     if file is not None:
         try:
-            text = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = getattr(exc, "strerror", None) or exc
-            raise UsageError(f"cannot read companies file {str(file)!r}: {reason}") from None
-        items += [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+            text = read_text(file, COMPANIES)
+        except InputError as exc:
+            raise UsageError(str(exc)) from None
+        lines = (line.removesuffix("\r") for line in text.split("\n"))
+        items += [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
     seen: dict[str, str] = {}
     for item in items:
         seen.setdefault(item.strip(), item)
@@ -65,7 +67,7 @@ def command(
         "--resume", help="Resume the last batch run on this store (after a crash or Ctrl-C).")] = False,
 ) -> None:
     from workflows import ProviderError, make_model, resolve_provider
-    from workflows._batch import BatchSettings, run_batch
+    from workflows import BatchSettings, run_batch
 
     names, duplicates = read_companies(companies or [], file)
     if repeats < 1 or repeats > 100:
@@ -75,7 +77,7 @@ def command(
     if sources not in ("snapshots", "live"):
         raise UsageError(f"--sources must be snapshots or live, got {sources!r}")
     for option, value in (("--provider", provider), ("--model", model), ("--compare-model", compare_model),
-                          ("--store", store)):
+                          ("--store", store), ("--batch-id", batch_id)):
         if value is not None and not value.strip():
             raise UsageError(f"{option} needs a value, got an empty one")
     excel = None if no_excel else writable_file(out, "--out", ".xlsx")
@@ -92,7 +94,7 @@ def command(
         raise UsageError(str(exc)) from None
     harness = open_harness(store)  # closed by the CLI on exit
     if duplicates:
-        print(f"harness: skipped {duplicates} duplicate compan{'y' if duplicates == 1 else 'ies'}", file=sys.stderr)
+        say(f"harness: skipped {duplicates} duplicate compan{'y' if duplicates == 1 else 'ies'}")
     batch = _batch(harness, batch_id, resume)
     outcomes = _run_with_progress(harness, names, settings, functools.partial(run_batch, batch=batch))
     _summary(outcomes)
@@ -129,24 +131,18 @@ def _batch(harness: Any, batch_id: str | None, resume: bool) -> str:
 
 def _sources(kind: str) -> Any:
     if kind == "live":
-        from workflows._live import LiveSources
+        from workflows import LiveSources
 
         return LiveSources()
     return None
 
 
 def _run_with_progress(harness: Any, names: list[str], settings: Any, run_batch: Any) -> list[Any]:
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    console = Console(stderr=True)
     total = len(names) * len(settings.models) * settings.repeats
-    if not console.is_terminal:
-        return run_batch(harness, names, settings)
-    columns = (TextColumn("credit runs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=True) as progress:
-        task = progress.add_task("runs", total=total)
-        return run_batch(harness, names, settings, on_done=lambda _: progress.advance(task))
+    with progress("credit runs", total) as bar:
+        if bar is None:
+            return run_batch(harness, names, settings)
+        return run_batch(harness, names, settings, on_done=lambda _: bar())
 
 
 def _fmt(value: Any, spec: str = "") -> str:
@@ -164,8 +160,8 @@ def _summary(outcomes: list[Any]) -> None:
     for col in ("company", "model", "risk", "score", "confidence", "eval score", "status", "tokens", "cost $", "time s", "note"):
         table.add_column(col, overflow="fold")
     for o in outcomes:
-        note = o.error[:160] if o.error else (o.note or "" if o.valid else f"invalid: {o.reason}")
-        company = o.company if len(o.company) <= 40 else o.company[:39] + "…"
+        note = clip(o.error, 160) if o.error else (o.note or "" if o.valid else f"invalid: {o.reason}")
+        company = clip(o.company, 40)
         table.add_row(o.run_id, company, o.model + (f" #{o.repeat + 1}" if o.batch_id else ""), _fmt(o.risk_level),
                       _fmt(o.credit_score), _fmt(o.confidence, ".2f"), _fmt(o.evaluation_score, ".2f"), o.status,
                       _fmt(o.tokens), _fmt(o.cost, ".6f"), _fmt(o.seconds, ".2f"), note)
@@ -184,8 +180,8 @@ def _export(harness: Any, run_ids: list[str], out: Path | None, gsheet: str | No
         except Exception as exc:  # noqa: BLE001 - the runs are stored; say why the export failed
             ok = False
             store = harness.store.display
-            print(f"harness: {label} export failed: {type(exc).__name__}: {exc}; the runs are safe in the store "
-                  f"{store!r}: `harness export --store {store}` writes them again", file=sys.stderr)
+            say(f"harness: {label} export failed: {type(exc).__name__}: {exc}; the runs are safe in the store "
+                f"{store!r}: `harness export --store {store}` writes them again")
         else:
-            print(f"harness: exported to {label}: {out if label == 'Excel' else gsheet}", file=sys.stderr)
+            say(f"harness: exported to {label}: {out if label == 'Excel' else gsheet}", whole=True)
     return ok

@@ -1,7 +1,8 @@
 """Show one run as a tree: nodes, their model and tool calls, in the order they happened, with a timeline, errors and the run's scores.
 
 RUN is a run id or its first 4+ characters (as `harness list` prints them), e.g. `harness show 3f2a9c1e`.
-`--json` prints {"run": {...}, "tree": [...], "scores": {...}} with inputs and outputs in full.
+`--json` prints {"run": {...}, "tree": [...], "scores": {...}} with inputs and outputs in full and each failed
+entry's traceback.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Annotated, Optional
 import typer
 
 from ._open import open_store, run_ids
-from ._output import show, show_json
+from ._output import printable, show, show_json
 
 
 def command(
@@ -30,4 +31,4 @@ def command(
     if json:
         show_json(view.to_dict())
     else:
-        show(run_tree(view))
+        show(run_tree(printable(view)))  # scrubbed before the tree measures and cuts it

@@ -7,7 +7,6 @@ MODULE:ATTR names a compiled graph or a zero-argument factory that returns one, 
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import sys
 from pathlib import Path
@@ -17,7 +16,7 @@ import typer
 
 from ._errors import UsageError
 from ._open import load_prices_option, open_harness
-from ._output import show
+from ._output import clip, progress, say, show
 from ._paths import writable_file
 
 
@@ -53,30 +52,24 @@ def load_graph(target: str) -> Any:
 
 def parse_input(raw: str) -> Any:
     """JSON text, or ``@path`` to a JSON file."""
-    if raw.startswith("@"):
-        path = Path(raw[1:])
-        try:
-            raw = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot read input file {str(path)!r}: {exc.strerror or exc}") from None
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--input is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    return parse_json_option(raw, "--input", kind="input file")
 
 
-def parse_json_option(raw: str, option: str) -> Any:
-    """JSON text, or ``@path`` to a JSON file, for ``option``."""
+def parse_json_option(raw: str, option: str, kind: str | None = None) -> Any:
+    """JSON text, or ``@path`` to a JSON file (a regular file of at most 10 MB), for ``option``."""
+    from harness.inputs import OPTION_FILE, InputError, JSONTextError, parse_json, read_text
+
     if raw.startswith("@"):
-        path = Path(raw[1:])
+        path = raw[1:]
         try:
-            raw = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot read {option} file {str(path)!r}: {exc.strerror or exc}") from None
+            return parse_json(read_text(path, OPTION_FILE.named(kind or f"{option} file")), path)
+        except InputError as exc:
+            raise UsageError(str(exc)) from None
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{option} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        return parse_json(raw, option)
+    except JSONTextError as exc:
+        raise UsageError(f"{option} is not valid JSON: {exc.problem} at line {exc.line}"
+                         + (f" column {exc.column}" if exc.column else "")) from None
 
 
 def _split(value: str | None) -> list[str] | None:
@@ -110,30 +103,39 @@ def command(
         help="RunnableConfig to merge (configurable, recursion_limit, ...): JSON or @file.json.")] = None,
     context: Annotated[Optional[str], typer.Option(
         help="LangGraph runtime context (context=): JSON or @file.json.")] = None,
+    scorer: Annotated[Optional[list[str]], typer.Option(
+        "--scorer", help="Your own scorer MODULE:FUNCTION, a function of (run, case) (repeatable); with --dataset.")] = None,
     prices: Annotated[Optional[Path], typer.Option(help="TOML file of model prices that win over the bundled table.")] = None,
     store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL.")] = None,
     out: Annotated[Optional[Path], typer.Option(help="Also export the runs to this .xlsx file.")] = None,
 ) -> None:
     """Check every input first, then run; a dataset's runs form an experiment in the store."""
     from harness.experiment.dataset import DatasetError, load_dataset
-    from harness.experiment.runner import ExperimentError, default_name, parse_shard
+    from harness.experiment.runner import ExperimentError, check_name, default_name, parse_shard
+    from harness.experiment.scoring import scorers_of
 
     if (input is None) == (dataset is None):
         raise UsageError("give --input (one run) or --dataset (an experiment over its cases)")
     if input is not None:
-        for option, value in (("--experiment", experiment), ("--shard", shard), ("--append", append or None)):
+        for option, value in (("--experiment", experiment), ("--shard", shard), ("--append", append or None),
+                              ("--scorer", scorer or None)):
             if value is not None:
                 raise UsageError(f"{option} goes with --dataset")
     elif any(v is not None for v in (subject, expected_tools, reference_trajectory)):
         raise UsageError("--subject, --expected-tools and --reference-trajectory go with --input; "
                          "a dataset case carries its own")
+    if subject is not None and not subject.strip():
+        raise UsageError("--subject needs a value, got an empty one")
     try:
+        if experiment is not None:
+            check_name(experiment)
         cases = load_dataset(dataset) if dataset is not None else load_dataset([{
             "id": "input", "input": parse_input(input), "subject": subject,
             **({"expected_tools": _split(expected_tools)} if expected_tools is not None else {}),
             **({"reference_trajectory": _split(reference_trajectory)} if reference_trajectory is not None else {}),
         }])
         shard_of = parse_shard(shard)
+        scorers = scorers_of(scorer)
     except (DatasetError, ExperimentError) as exc:
         raise UsageError(str(exc)) from None
     run_config = parse_json_option(config, "--config") if config is not None else None
@@ -145,14 +147,14 @@ def command(
     judge = _judge() if any(c.answer_check == "judge" for c in cases.cases) else None
     graph = load_graph(target)
     harness = open_harness(store)
-    name = (experiment or default_name(target)) if dataset is not None else None
+    name = (default_name(target) if experiment is None else experiment) if dataset is not None else None
     runs = _run(harness, graph, cases, name=name, target=target, repeats=repeats,
                 concurrency=concurrency or (4 if dataset is not None else 1), timeout=timeout, config=run_config,
-                context=run_context, sync=sync, append=append, shard=shard_of, judge=judge)
+                context=run_context, sync=sync, append=append, shard=shard_of, judge=judge, scorers=scorers)
     run_ids = [run.run_id for run in runs]
     for run in runs:
         if run.status != "completed":
-            print(f"harness: run {run.run_id} failed: {run.error}", file=sys.stderr)
+            say(f"harness: run {run.run_id} failed: {run.error}")
     _table(harness, target, run_ids, experiment=name is not None)
     if name is not None:
         _experiment_line(harness, name, runs)
@@ -160,8 +162,8 @@ def command(
         try:
             harness.export_excel(excel, run_ids)
         except Exception as exc:  # noqa: BLE001 - the runs are stored; say why the export failed
-            print(f"harness: Excel export failed: {type(exc).__name__}: {exc}; the runs are safe in the store "
-                  f"{harness.store.display!r}", file=sys.stderr)
+            say(f"harness: Excel export failed: {type(exc).__name__}: {exc}; the runs are safe in the store "
+                f"{harness.store.display!r}")
             raise typer.Exit(1) from None
     failed = sum(run.status != "completed" for run in runs)
     # One run: its failure is the command's. An experiment: failed runs are results, counted above.
@@ -180,24 +182,16 @@ def _judge() -> Any:
 
 def _run(harness: Any, graph: Any, cases: Any, *, name: str | None, target: str, judge: Any, **options: Any) -> list:
     """The runs, in dataset order, with a progress bar on a terminal."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from harness.experiment.runner import ExperimentError, run_cases
 
-    console = Console(stderr=True)
     total = len(cases.cases) * options["repeats"]
     if options.get("shard"):
         k, n = options["shard"]
         total = len(cases.cases[k::n]) * options["repeats"]
     try:
-        if not console.is_terminal or total < 2:
-            return run_cases(harness, graph, cases, name=name, target=target, judge=judge, **options)
-        columns = (TextColumn(name or "runs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-        with Progress(*columns, console=console, transient=True) as progress:
-            task = progress.add_task("runs", total=total)
+        with progress(name or "runs", total, enabled=total >= 2) as bar:
             return run_cases(harness, graph, cases, name=name, target=target, judge=judge,
-                             on_done=lambda _: progress.advance(task), **options)
+                             **({} if bar is None else {"on_done": lambda _: bar()}), **options)
     except ExperimentError as exc:
         raise UsageError(str(exc)) from None
 
@@ -220,7 +214,7 @@ def _table(harness: Any, target: str, run_ids: list[str], *, experiment: bool) -
         run = row["run_id"]
         lead = ((str(row["case_id"]), str(row["repeat_index"]), {1: "yes", 0: "no"}.get(row["passed"], "-"),
                  _fmt(answers.get(run), ".2f")) if experiment else ())
-        status = row["status"] + (f": {row['error'][:80]}" if isinstance(row.get("error"), str) else "")
+        status = row["status"] + (f": {clip(row['error'], 80)}" if isinstance(row.get("error"), str) else "")
         table.add_row(run, *lead, status, str(row["total_steps"]), str(row["total_llm_calls"]),
                       ", ".join(row["tools_used"] or []), _fmt(row.get("total_tokens")), _fmt(row.get("total_cost")),
                       _fmt(row["total_time_ms"], ".1f"), _fmt(selections.get(run), ".2f"),
@@ -233,8 +227,31 @@ def _experiment_line(harness: Any, name: str, runs: list) -> None:
     passed = int(frame["passed"].fillna(0).sum())
     failed = int((frame["status"] != "completed").sum())
     cases = len({r.result.get("case_id") for r in runs})
-    print(f"experiment {name}: {len(runs)} run(s) of {cases} case(s), passed {passed}/{len(runs)}"
-          f"{f', {failed} failed' if failed else ''}; store {harness.store.display}")
+    say(f"experiment {name}: {len(runs)} run(s) of {cases} case(s), passed {passed}/{len(runs)}"
+        f"{f', {failed} failed' if failed else ''}; store {harness.store.display}", err=False, whole=True)
+    print_score_summary(harness.store, [r.run_id for r in runs])
+
+
+def print_score_summary(store: Any, run_ids: list[str], only: set[str] | None = None) -> None:
+    """One line per score name of the runs (``only`` those names, when given): how many passed
+    of those it gates, its mean, and how many could not be scored (the first error, on stderr)."""
+    from harness.view.formats import score
+    from harness.view.read import score_summary
+
+    for entry in score_summary(store, run_ids):
+        if only is not None and entry["name"] not in only:
+            continue
+        parts = [f"{entry['source']} score {entry['name']}: {entry['runs']} run(s)"]
+        if entry["gated"]:
+            parts.append(f"passed {entry['passed']}/{entry['gated']}")
+        if entry["mean"] is not None:
+            parts.append(f"mean {score(entry['mean'])}")
+        if entry["errors"]:
+            parts.append(f"{entry['errors']} not scored")
+        say(", ".join(parts), err=False)
+        if entry["first_error"]:
+            say(f"harness: score {entry['name']} could not be made for {entry['errors']} run(s), e.g. "
+                f"{entry['first_error']}")
 
 
 def _fmt(value: Any, spec: str = "") -> str:

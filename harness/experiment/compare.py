@@ -1,52 +1,239 @@
-"""Two experiments compared case by case, with the paired statistics of :mod:`evaluators`.
+"""Two experiments compared case by case, with the paired tests of :mod:`evaluators`.
 
-Runs are paired by ``case_id``; a case's repeats are averaged first (its pass rate is the
-share of its runs that passed). Cases in one experiment only are listed and left out. Per
-metric, only the paired cases where both sides have a value count (a case without an answer
-check has no answer score). A metric no paired case has a value for is left out, unless it
-was asked for by name (then it is reported with n = 0, ``unchanged``).
+Runs are paired by ``case_id``; cases in one experiment only are named and left out. For
+every metric a case's repeats are reduced to one value first (their mean, over the runs
+that have a value), so the case is the unit and an extra repeat that agrees changes
+nothing; then only the cases with a value on both sides count. Then, per metric, a
+one-sided test both ways, an interval at ``1 - 2 * alpha`` from the same test, a margin and
+one of four verdicts (:mod:`evaluators._verdict`). The gated metrics (``pass_rate`` unless
+named) decide :attr:`Comparison.regressed`; with several, their p-values are Holm-adjusted.
+
+Metrics are a registry (:data:`METRICS`): each says which way is better, whether its
+per-run values are 0/1 outcomes, whether it lies in [0, 1], and where its per-run values
+come from; a further metric is one more entry reading one more source.
+
+What can make a comparison misleading is said in ``warnings``: different dataset contents,
+unpaired cases, unequal repeats, runs without a value (a run whose ``passed`` is empty has
+no pass: it is left out of ``pass_rate``, never counted as passing), non-finite values
+(never a value), runs that did not complete (left out of latency, tokens and cost, so a run
+that crashes fast does not make a version look faster), and a cost that is only tokens
+times one price (not tested twice).
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from evaluators import BOOTSTRAP_RESAMPLES, PairedComparison, compare_paired
+from evaluators import SIGN_FLIP_DRAWS, holm, mean_of_repeats, needed_cases, paired_test, verdict
 
 from .runner import ExperimentError
 
-#: Metric -> whether higher is better, in the order they are reported.
-METRICS: dict[str, bool] = {
-    "pass_rate": True, "answer_score": True, "tool_f1": True, "trajectory_match": True,
-    "latency_ms": False, "total_tokens": False, "total_cost": False,
-}
-#: The metrics whose regression fails the gate (``--fail-on-regression``).
-QUALITY_METRICS = ("pass_rate", "answer_score", "tool_f1", "trajectory_match")
 _CHUNK = 500  # run ids per query
+_RUN_COLUMNS = ["run_id", "case_id", "passed", "status", "total_time_ms", "total_tokens", "total_cost"]
+DEFAULT_GATE = ("pass_rate",)
+UNIT_MARGIN = 0.05  # rates and scores in [0, 1]
+RELATIVE_MARGIN = 0.10  # latency, tokens and cost: a share of A's mean
 
 
 class UnknownExperiment(ExperimentError):
     """An experiment name the store has no runs of."""
 
 
+class ExperimentRuns:
+    """The runs of one experiment and, read once on first use, the other sheets' columns
+    the metrics need (run id -> value)."""
+
+    def __init__(self, store: Any, name: str) -> None:
+        self.name = name
+        self.runs = list(store.rows("runs", columns=_RUN_COLUMNS, where={"experiment": name}))
+        if not self.runs:
+            known = sorted({r["experiment"] for r in store.rows("runs", columns=["experiment"])} - {None})
+            raise UnknownExperiment(f"no experiment {name!r} in the store"
+                                    + (f" (experiments: {', '.join(known[:10])}{' …' if len(known) > 10 else ''})"
+                                       if known else " (it has no experiments)"))
+        self._store = store
+        self._read: dict[tuple[str, str], dict[str, Any]] = {}
+        self.sources: dict[str, str] = {}  # score name -> its source (rule, llm, code, human)
+
+    def scores(self) -> dict[str, dict[str, Any]]:
+        """Score name -> run id -> its value (its pass, 1 or 0, for a score without a value),
+        for every score of the experiment's runs (the scores sheet), read once."""
+        if ("scores", "*") not in self._read:
+            ids = [r["run_id"] for r in self.runs]
+            by_name: dict[str, dict[str, Any]] = defaultdict(dict)
+            for start in range(0, len(ids), _CHUNK):
+                for row in self._store.rows("scores", ids[start:start + _CHUNK],
+                                            columns=["run_id", "name", "value", "passed", "source"]):
+                    by_name[row["name"]][row["run_id"]] = row["value"] if row["value"] is not None else row["passed"]
+                    self.sources.setdefault(row["name"], row["source"])
+            self._read["scores", "*"] = dict(by_name)
+        return self._read["scores", "*"]
+
+    def column(self, sheet: str, column: str) -> dict[str, Any]:
+        """Run id -> ``column`` of ``sheet`` (the last row of a run that has several)."""
+        if sheet == "runs":
+            return {r["run_id"]: r[column] for r in self.runs}
+        if (sheet, column) not in self._read:
+            ids = [r["run_id"] for r in self.runs]
+            self._read[sheet, column] = {
+                row["run_id"]: row[column] for start in range(0, len(ids), _CHUNK)
+                for row in self._store.rows(sheet, ids[start:start + _CHUNK], columns=["run_id", column])}
+        return self._read[sheet, column]
+
+
 @dataclass(frozen=True)
-class MetricComparison:
+class Metric:
+    """A metric compare knows (the module doc): its name, which way is better, whether
+    its per-run values are 0/1 outcomes (the exact binomial applies) or lie in [0, 1]
+    (margin 0.05, the delta as effect size), whether only completed runs have one, and
+    ``values(runs) -> {run id: value or None}``."""
+
     name: str
     higher_is_better: bool
-    result: PairedComparison
+    outcome: bool
+    unit_interval: bool
+    values: Callable[[ExperimentRuns], Mapping[str, Any]]
+    completed_only: bool = False
 
-    @property
-    def verdict(self) -> str:
-        return self.result.verdict
+
+def _column(sheet: str, column: str) -> Callable[[ExperimentRuns], Mapping[str, Any]]:
+    return lambda runs: runs.column(sheet, column)
+
+
+#: The metrics compare knows, in the order they are reported.
+METRICS: dict[str, Metric] = {m.name: m for m in (
+    Metric("pass_rate", True, True, True, _column("runs", "passed")),
+    Metric("answer_score", True, False, True, _column("agent_metrics", "final_answer_quality")),
+    Metric("tool_f1", True, False, True, _column("tool_selections", "f1_score")),
+    Metric("trajectory_match", True, False, True, _column("agent_metrics", "trajectory_match")),
+    Metric("latency_ms", False, False, False, _column("runs", "total_time_ms"), completed_only=True),
+    Metric("total_tokens", False, False, False, _column("runs", "total_tokens"), completed_only=True),
+    Metric("total_cost", False, False, False, _column("runs", "total_cost"), completed_only=True),
+)}
+
+
+def metric(name: str) -> Metric:
+    """The built-in metric called ``name``; ValueError naming the known ones otherwise."""
+    try:
+        return METRICS[name]
+    except KeyError:
+        raise ValueError(f"unknown metric {name!r}; metrics are {', '.join(METRICS)}") from None
+
+
+def score_metrics(*sides: ExperimentRuns) -> dict[str, Metric]:
+    """A metric for every score name of the experiments' runs that is not a built-in metric
+    (a user's scorer, a label, a check such as ``evaluation`` or ``judge``): higher is
+    better; its per-run value is the score's value (its pass, for a score without one); it
+    is a 0/1 outcome when every value is 0 or 1, and lies in [0, 1] when every value does."""
+    values: dict[str, list[Any]] = defaultdict(list)
+    for side in sides:
+        for name, by_run in side.scores().items():
+            values[name] += by_run.values()
+    out = {}
+    for name, seen in values.items():
+        if name in METRICS:
+            continue
+        finite = [float(v) for v in seen if v is not None and math.isfinite(float(v))]
+        out[name] = Metric(name, True, bool(finite) and all(v in (0.0, 1.0) for v in finite),
+                           all(0.0 <= v <= 1.0 for v in finite),
+                           lambda runs, name=name: runs.scores().get(name, {}))
+    return out
+
+
+#: Scores shown by default besides the built-in metrics: the user's own (scorers and labels).
+_DEFAULT_SCORE_SOURCES = ("code", "human")
+
+
+@dataclass(frozen=True)
+class Margins:
+    """The smallest change that matters, per metric: ``unit`` for metrics in [0, 1],
+    ``relative`` times A's mean for the others, unless ``by_name`` sets one (a number, or
+    a share of A's mean)."""
+
+    unit: float = UNIT_MARGIN
+    relative: float = RELATIVE_MARGIN
+    by_name: Mapping[str, tuple[float, bool]] = field(default_factory=dict)  # name -> (value, relative)
+
+    @classmethod
+    def parse(cls, spec: float | str | Sequence[str] | Mapping[str, float | str] | None) -> Margins:
+        """``0.03`` (metrics in [0, 1]), ``"5%"`` (the others, of A's mean),
+        ``"latency_ms=200"`` or ``"latency_ms=5%"`` (one metric), several of these in a
+        list, or a mapping name -> value. ValueError for anything else."""
+        if spec is None:
+            return cls()
+        if isinstance(spec, Mapping):
+            items: list[str] = [f"{k}={v}" for k, v in spec.items()]
+        elif isinstance(spec, (str, int, float)) and not isinstance(spec, bool):
+            items = [str(spec)]
+        else:
+            items = [str(s) for s in spec]
+        unit, relative, by_name = UNIT_MARGIN, RELATIVE_MARGIN, {}
+        for item in items:
+            name, _, text = item.rpartition("=")
+            value, is_share = _margin_value(text.strip(), item)
+            if name:  # (a metric's name is checked against the experiments' metrics when they are read)
+                by_name[name.strip()] = (value, is_share)
+            elif is_share:
+                relative = value
+            else:
+                unit = value
+        return cls(unit, relative, by_name)
+
+    def of(self, m: Metric, a_mean: float | None) -> float | None:
+        value, is_share = self.by_name.get(m.name, (self.unit, False) if m.unit_interval else (self.relative, True))
+        if not is_share:
+            return value
+        return None if a_mean is None else abs(a_mean) * value
+
+
+def _margin_value(text: str, item: str) -> tuple[float, bool]:
+    match = re.fullmatch(r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)(%?)", text)
+    if not match or float(match.group(1)) <= 0:
+        raise ValueError(f"margin {item!r} must be a positive number, a percentage (5%) or NAME=either")
+    return (float(match.group(1)) / 100, True) if match.group(2) else (float(match.group(1)), False)
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    """One metric compared (DESIGN's JSON keys, :meth:`to_dict`). ``p_worse``/``p_better``
+    are the test's one-sided p-values; ``p_value`` is the one of the reported direction
+    (the smaller), Holm-adjusted when several gated metrics share the gate (``holm``).
+    ``needed_cases``: for an inconclusive verdict, the paired cases that would show a change
+    of the observed size (None: no number could, or not inconclusive)."""
+
+    name: str
+    higher_is_better: bool
+    gated: bool
+    n: int
+    a: float | None
+    b: float | None
+    delta: float | None
+    ci_low: float | None
+    ci_high: float | None
+    ci_level: float
+    p_worse: float | None
+    p_better: float | None
+    p_value: float | None
+    test: str | None
+    margin: float | None
+    effect_size: float | None
+    verdict: str
+    needed_cases: int | None
+    holm: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        r = self.result
-        return {"name": self.name, "higher_is_better": self.higher_is_better, "n": r.n, "a": r.a, "b": r.b,
-                "delta": r.delta, "ci_low": r.ci_low, "ci_high": r.ci_high, "p_value": r.p_value, "test": r.test,
-                "effect_size": r.effect_size, "verdict": r.verdict}
+        """The metric as ``harness compare --json`` prints it; an interval end the test
+        cannot bound (infinite) is null."""
+        return {"name": self.name, "higher_is_better": self.higher_is_better, "gated": self.gated, "n": self.n,
+                "a": self.a, "b": self.b, "delta": self.delta, "ci_low": _finite(self.ci_low),
+                "ci_high": _finite(self.ci_high), "ci_level": self.ci_level, "p_worse": self.p_worse,
+                "p_better": self.p_better, "p_value": self.p_value, "test": self.test, "margin": self.margin,
+                "effect_size": self.effect_size, "verdict": self.verdict, "needed_cases": self.needed_cases}
 
 
 @dataclass(frozen=True)
@@ -59,85 +246,220 @@ class Comparison:
     paired_cases: int
     a_only: tuple[str, ...]
     b_only: tuple[str, ...]
+    gate: tuple[str, ...]
+    warnings: tuple[str, ...]
     metrics: tuple[MetricComparison, ...]
 
     @property
     def regressed(self) -> bool:
-        """True when a quality metric (pass rate, answer score, tool F1, trajectory) regressed."""
-        return any(m.name in QUALITY_METRICS and m.verdict == "regressed" for m in self.metrics)
+        """True when a gated metric regressed (the CI gate, ``--fail-on-regression``)."""
+        return any(m.gated and m.verdict == "regressed" for m in self.metrics)
+
+    @property
+    def inconclusive(self) -> bool:
+        """True when a gated metric is inconclusive (``--fail-on-inconclusive``)."""
+        return any(m.gated and m.verdict == "inconclusive" for m in self.metrics)
 
     def metric(self, name: str) -> MetricComparison:
         return next(m for m in self.metrics if m.name == name)
 
     def to_dict(self) -> dict[str, Any]:
-        """The object ``harness compare --json`` prints."""
+        """The object ``harness compare --json`` prints (DESIGN section 8)."""
         return {"a": self.a, "b": self.b, "alpha": self.alpha, "paired_cases": self.paired_cases,
-                "unpaired": {"a_only": list(self.a_only), "b_only": list(self.b_only)},
-                "metrics": [m.to_dict() for m in self.metrics], "regressed": self.regressed}
+                "unpaired": {"a_only": list(self.a_only), "b_only": list(self.b_only)}, "gate": list(self.gate),
+                "warnings": list(self.warnings), "metrics": [m.to_dict() for m in self.metrics],
+                "regressed": self.regressed, "inconclusive": self.inconclusive}
 
 
-def compare_experiments(store: Any, a: str, b: str, *, alpha: float = 0.05,
-                        metrics: Sequence[str] | None = None, resamples: int = BOOTSTRAP_RESAMPLES) -> Comparison:
-    """Compare experiment ``b`` with ``a`` in ``store`` (see the module doc).
-    :class:`UnknownExperiment` for a name without runs; ValueError for an unknown metric."""
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
-    asked = list(dict.fromkeys(metrics or ()))
-    unknown = [m for m in asked if m not in METRICS]
-    if unknown:
-        raise ValueError(f"unknown metric {unknown[0]!r}; metrics are {', '.join(METRICS)}")
-    values = {name: _case_values(store, name) for name in dict.fromkeys((a, b))}
-    va, vb = values[a], values[b]
-    paired = [case for case in va if case in vb]
+@dataclass
+class _Side:
+    """One experiment's values of one metric: per case the finite values of its runs, and
+    how many runs had none, a non-finite one, or did not complete."""
+
+    cases: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    missing: int = 0
+    non_finite: int = 0
+    not_completed: int = 0
+
+
+def compare_experiments(store: Any, a: str, b: str, *, alpha: float = 0.05, metrics: Sequence[str] | None = None,
+                        gate: Sequence[str] | None = None,
+                        margin: float | str | Sequence[str] | Mapping[str, float | str] | None = None,
+                        draws: int = SIGN_FLIP_DRAWS) -> Comparison:
+    """Compare experiment ``b`` with ``a`` in ``store`` (see the module doc). ``metrics``:
+    the metrics to report (default: every metric some paired case has a value of);
+    ``gate``: the metrics that gate (default ``pass_rate`` when it is reported); ``margin``:
+    :meth:`Margins.parse`. :class:`UnknownExperiment` for a name without runs; ValueError for
+    an unknown metric, a bad margin or an alpha outside (0, 0.5)."""
+    if not 0 < alpha < 0.5:
+        raise ValueError(f"alpha must be between 0 and 0.5, got {alpha}")
+    margins = Margins.parse(margin)
+    for name in (a, b):
+        if not isinstance(name, str) or not name.strip():
+            raise ExperimentError(f"an experiment name must be a text that is not blank, not {name!r}")
+    sides = {name: ExperimentRuns(store, name) for name in dict.fromkeys((a, b))}
+    ra, rb = sides[a], sides[b]
+    known = {**METRICS, **score_metrics(ra, rb)}
+
+    def resolve(name: str) -> str:
+        if name not in known:
+            raise ValueError(f"unknown metric {name!r}; metrics are {', '.join(METRICS)} and the experiments' "
+                             f"scores ({', '.join(n for n in known if n not in METRICS) or 'none'})")
+        return name
+
+    asked = [resolve(name) for name in dict.fromkeys(metrics or ())]
+    gated = [resolve(name) for name in dict.fromkeys(gate or ())]
+    for name in margins.by_name:
+        if name not in known:
+            raise ValueError(f"margin {name}=… names an unknown metric; metrics are {', '.join(known)}")
+    cases_a, cases_b = _cases(ra), _cases(rb)
+    paired = [c for c in cases_a if c in cases_b]
+    paired_set = set(paired)
+    warnings = _pairing_warnings(store, ra, rb, cases_a, cases_b, paired)
+    if gate is None:
+        gated = [name for name in DEFAULT_GATE if not asked or name in asked]
+    own = [n for n in known if n not in METRICS and {ra.sources.get(n), rb.sources.get(n)} & set(_DEFAULT_SCORE_SOURCES)]
+    names = ([n for n in known if n in asked or n in gated] if asked
+             else [*METRICS, *own, *(n for n in gated if n not in METRICS and n not in own)])
+
+    values: dict[str, tuple[_Side, _Side]] = {}
+    for name in names:
+        m = known[name]
+        side_a, side_b = _side(m, ra, paired_set), _side(m, rb, paired_set)
+        has_any = any(side_a.cases.values()) or any(side_b.cases.values())
+        if not has_any and name not in asked and name not in gated:
+            continue
+        values[name] = (side_a, side_b)
+    if "total_cost" in values and (price := _one_price(ra, rb, paired_set)) is not None:
+        del values["total_cost"]
+        warnings.append(f"total_cost is total_tokens times one price (${price * 1e6:.6g} per million tokens) in "
+                        "every paired run: it is not tested apart from total_tokens")
+    warnings.extend(_value_warnings(values, a, b, known))
+
+    tested = []
+    for name, (side_a, side_b) in values.items():
+        m = known[name]
+        both = [c for c in paired if side_a.cases.get(c) and side_b.cases.get(c)]
+        xa = [mean_of_repeats(side_a.cases[c]) for c in both]
+        xb = [mean_of_repeats(side_b.cases[c]) for c in both]
+        tested.append((m, xa, xb, paired_test(xa, xb, outcome=m.outcome, bounded=m.unit_interval, alpha=alpha,
+                                              draws=draws)))
+    family = [i for i, (m, _, _, t) in enumerate(tested) if m.name in gated and t.n > 0]
+    worse = {i: t.p_worse(m.higher_is_better) for i, (m, _, _, t) in enumerate(tested)}
+    better = {i: t.p_better(m.higher_is_better) for i, (m, _, _, t) in enumerate(tested)}
+    if len(family) > 1:
+        worse.update(zip(family, holm([worse[i] for i in family])))
+        better.update(zip(family, holm([better[i] for i in family])))
     results = []
-    for name in asked or METRICS:
-        pairs = [(va[c][name], vb[c][name]) for c in paired if va[c][name] is not None and vb[c][name] is not None]
-        if not pairs and not asked:
+    for i, (m, xa, xb, t) in enumerate(tested):
+        is_gated, adjusted = m.name in gated, i in family and len(family) > 1
+        margin_of = margins.of(m, t.a)
+        if t.n == 0:
+            results.append(MetricComparison(m.name, m.higher_is_better, is_gated, 0, None, None, None, None, None,
+                                            t.ci_level, None, None, None, None, margin_of, None, "inconclusive",
+                                            None, adjusted))
             continue
-        one_each = all(va[c]["runs"] == 1 and vb[c]["runs"] == 1 for c in paired)
-        result = compare_paired([p[0] for p in pairs], [p[1] for p in pairs], higher_is_better=METRICS[name],
-                                binary=name == "pass_rate", one_run_per_case=one_each, alpha=alpha,
-                                resamples=resamples)
-        results.append(MetricComparison(name, METRICS[name], result))
+        said = verdict(worse[i], better[i], t.ci_low, t.ci_high, alpha=alpha,
+                       margin=margin_of if margin_of is not None else 0.0)
+        level = alpha / len(family) if adjusted else alpha
+        results.append(MetricComparison(
+            name=m.name, higher_is_better=m.higher_is_better, gated=is_gated, n=t.n, a=t.a, b=t.b, delta=t.delta,
+            ci_low=t.ci_low, ci_high=t.ci_high, ci_level=t.ci_level, p_worse=t.p_worse(m.higher_is_better),
+            p_better=t.p_better(m.higher_is_better), p_value=min(worse[i], better[i]), test=t.test,
+            margin=margin_of, effect_size=t.effect_size, verdict=said,
+            needed_cases=needed_cases(xa, xb, alpha=level, outcome=m.outcome) if said == "inconclusive" else None,
+            holm=adjusted))
     return Comparison(a=a, b=b, alpha=alpha, paired_cases=len(paired),
-                      a_only=tuple(c for c in va if c not in vb), b_only=tuple(c for c in vb if c not in va),
-                      metrics=tuple(results))
+                      a_only=tuple(c for c in cases_a if c not in cases_b),
+                      b_only=tuple(c for c in cases_b if c not in cases_a), gate=tuple(gated),
+                      warnings=tuple(warnings), metrics=tuple(results))
 
 
-def _case_values(store: Any, experiment: str) -> dict[str, dict[str, Any]]:
-    """Case -> the mean over its runs of every metric (None where no run has a value), and
-    its number of runs; cases in the order their first run was written."""
-    runs = list(store.rows("runs", columns=["run_id", "case_id", "passed", "status", "total_time_ms",
-                                            "total_tokens", "total_cost"], where={"experiment": experiment}))
-    if not runs:
-        known = sorted({r["experiment"] for r in store.rows("runs", columns=["experiment"])} - {None})
-        raise UnknownExperiment(f"no experiment {experiment!r} in the store"
-                                + (f" (experiments: {', '.join(known[:10])}{' …' if len(known) > 10 else ''})"
-                                   if known else " (it has no experiments)"))
-    ids = [r["run_id"] for r in runs]
-    f1 = {r["run_id"]: r["f1_score"] for r in _rows(store, "tool_selections", ids, ["run_id", "f1_score"])}
-    metrics = {r["run_id"]: r for r in _rows(store, "agent_metrics", ids,
-                                            ["run_id", "final_answer_quality", "trajectory_match"])}
-    samples: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    counts: dict[str, int] = defaultdict(int)
-    for run in runs:
-        case = run["case_id"]
-        if case is None:
+def _cases(runs: ExperimentRuns) -> dict[str, int]:
+    """Case -> its number of runs, in the order the cases were first written."""
+    counts: dict[str, int] = {}
+    for r in runs.runs:
+        if r["case_id"] is not None:
+            counts[r["case_id"]] = counts.get(r["case_id"], 0) + 1
+    return counts
+
+
+def _side(m: Metric, runs: ExperimentRuns, paired: set[str]) -> _Side:
+    """``m``'s values of the runs of the paired cases (module doc)."""
+    side = _Side()
+    values = m.values(runs)
+    for r in runs.runs:
+        if r["case_id"] not in paired:
             continue
-        counts[case] += 1
-        m = metrics.get(run["run_id"], {})
-        passed = run["passed"] if run["passed"] is not None else int(run["status"] == "completed")
-        for name, value in (("pass_rate", passed), ("answer_score", m.get("final_answer_quality")),
-                            ("tool_f1", f1.get(run["run_id"])), ("trajectory_match", m.get("trajectory_match")),
-                            ("latency_ms", run["total_time_ms"]), ("total_tokens", run["total_tokens"]),
-                            ("total_cost", run["total_cost"])):
-            if value is not None:
-                samples[case][name].append(float(value))
-    return {case: {"runs": counts[case], **{name: (sum(v) / len(v) if (v := samples[case].get(name)) else None)
-                                            for name in METRICS}}
-            for case in counts}
+        if m.completed_only and r["status"] != "completed":
+            side.not_completed += 1
+            continue
+        value = values.get(r["run_id"])
+        if value is None:
+            side.missing += 1
+        elif not math.isfinite(float(value)):
+            side.non_finite += 1
+        else:
+            side.cases[r["case_id"]].append(float(value))
+    return side
 
 
-def _rows(store: Any, sheet: str, run_ids: Sequence[str], columns: list[str]) -> Iterable[dict[str, Any]]:
-    for start in range(0, len(run_ids), _CHUNK):
-        yield from store.rows(sheet, run_ids[start:start + _CHUNK], columns=columns)
+def _one_price(ra: ExperimentRuns, rb: ExperimentRuns, paired: set[str]) -> float | None:
+    """The one price per token every completed paired run's cost is, if there is one."""
+    ratios = [float(r["total_cost"]) / float(r["total_tokens"]) for runs in (ra, rb) for r in runs.runs
+              if r["case_id"] in paired and r["status"] == "completed" and r["total_cost"] is not None
+              and r["total_tokens"] and math.isfinite(float(r["total_cost"]))]
+    if not ratios:
+        return None
+    first = ratios[0]
+    return first if all(math.isclose(x, first, rel_tol=1e-9, abs_tol=0.0) for x in ratios) else None
+
+
+def _pairing_warnings(store: Any, ra: ExperimentRuns, rb: ExperimentRuns, cases_a: Mapping[str, int],
+                      cases_b: Mapping[str, int], paired: Sequence[str]) -> list[str]:
+    warnings = []
+    hashes = [(store.experiment_record(r.name) or {}).get("dataset_sha256") for r in (ra, rb)]
+    if all(hashes) and hashes[0] != hashes[1]:
+        warnings.append(f"the datasets differ: {ra.name} used sha256 {hashes[0][:12]}…, {rb.name} used "
+                        f"{hashes[1][:12]}…; cases are paired by id only")
+    for side, ids in ((ra.name, [c for c in cases_a if c not in cases_b]),
+                      (rb.name, [c for c in cases_b if c not in cases_a])):
+        if ids:
+            warnings.append(f"{len(ids)} case(s) only in {side}, left out: {_ids(ids)}")
+    counts_a, counts_b = {cases_a[c] for c in paired}, {cases_b[c] for c in paired}
+    if len(counts_a | counts_b) > 1:
+        warnings.append(f"unequal repeats: {ra.name} has {_span(counts_a)} run(s) per case, {rb.name} "
+                        f"{_span(counts_b)}; each case counts once, as the mean of its runs")
+    return warnings
+
+
+def _value_warnings(values: Mapping[str, tuple[_Side, _Side]], a: str, b: str,
+                    known: Mapping[str, Metric]) -> list[str]:
+    warnings = []
+    left_out = [name for name, (sa, sb) in values.items() if sa.not_completed + sb.not_completed]
+    if left_out:
+        sa, sb = values[left_out[0]]
+        warnings.append(f"{sa.not_completed + sb.not_completed} run(s) that did not complete ({a} "
+                        f"{sa.not_completed}, {b} {sb.not_completed}) are left out of {', '.join(left_out)}")
+    for name, (sa, sb) in values.items():
+        if sa.missing + sb.missing:
+            what = "a pass (passed is empty)" if name == "pass_rate" else f"a {name} value"
+            warnings.append(f"{sa.missing + sb.missing} run(s) without {what} are left out of {name} "
+                            f"({a} {sa.missing}, {b} {sb.missing})")
+        if sa.non_finite + sb.non_finite:
+            warnings.append(f"{sa.non_finite + sb.non_finite} run(s) with a non-finite {name} (NaN or infinity) "
+                            f"are left out of it ({a} {sa.non_finite}, {b} {sb.non_finite})")
+    return warnings
+
+
+def _ids(ids: Sequence[str], shown: int = 20) -> str:
+    return ", ".join(ids[:shown]) + (" …" if len(ids) > shown else "")
+
+
+def _span(counts: Iterable[int]) -> str:
+    low, high = min(counts), max(counts)
+    return str(low) if low == high else f"{low}–{high}"
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is None or math.isfinite(value) else None

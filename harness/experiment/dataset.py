@@ -1,12 +1,12 @@
 """Datasets of cases: read, checked whole before anything runs, hashed.
 
-A dataset is JSONL (one case per line; blank lines skipped), a JSON list of cases, or CSV
-whose ``input`` cell (and ``metadata``, and list cells when they start with ``[``) hold JSON;
-list cells may also be comma-separated names. A case has ``id`` (unique) and ``input``, and
-optionally ``expected_tools``, ``reference_trajectory``, ``reference_answer``,
-``answer_check``, ``tolerance``, ``threshold``, ``require_tools``, ``answer_path``,
-``subject``, ``metadata``. An unknown field is an error (a misspelt check must not vanish
-silently). Every error names the file, the line and the field.
+A dataset is JSONL (one case per line, lines split on ``\\n`` only; blank lines skipped), a
+JSON list of cases, or CSV whose ``input`` cell (and ``metadata``, and list cells when they
+start with ``[``) hold JSON; list cells may also be comma-separated names. A case has ``id``
+(unique) and ``input``, and optionally ``expected_tools``, ``reference_trajectory``,
+``reference_answer``, ``answer_check``, ``tolerance``, ``threshold``, ``require_tools``,
+``answer_path``, ``subject``, ``metadata``. An unknown field is an error (a misspelt check
+must not vanish silently). Every error names the file, the line and the field.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from evaluators import ANSWER_CHECKS, GRADED_CHECKS, default_check, last_number
+
+from ..inputs import DATASET, InputError, JSONTextError, check_suffix, json_list_items, parse_json, read_lines
 
 FIELDS = ("id", "input", "expected_tools", "reference_trajectory", "reference_answer", "answer_check",
           "tolerance", "threshold", "require_tools", "answer_path", "subject", "metadata")
@@ -77,76 +79,63 @@ def _as_mapping(case: Any) -> dict[str, Any]:
 
 
 def _load_file(path: Path) -> Dataset:
+    """Read a line (a list item) at a time, the suffix checked before anything is opened
+    (see :mod:`harness.inputs` for the limits)."""
     name = str(path)
+    digest = hashlib.sha256()
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise DatasetError(f"cannot read dataset {name!r}: {exc.strerror or exc}") from None
+        check_suffix(path, DATASET)
+        suffix = path.suffix.lower()
+        if suffix == ".jsonl":
+            rows = _jsonl_rows(name, path, digest)
+        elif suffix == ".json":
+            rows = json_list_items(path, DATASET, digest=digest)
+        else:
+            rows = _csv_rows(name, path, digest)
+        cases = _cases(name, rows, "line")
+    except InputError as exc:
+        raise DatasetError(str(exc)) from None
+    return Dataset(name, cases, digest.hexdigest())
+
+
+def _jsonl_rows(name: str, path: Path, digest: Any) -> Iterator[tuple[int, Any]]:
+    for number, line in read_lines(path, DATASET, digest=digest):
+        if line.strip(" \t\r"):
+            yield number, parse_json(line, name, line=number)
+
+
+def _csv_rows(name: str, path: Path, digest: Any) -> Iterator[tuple[int, Any]]:
+    read = [0]  # the last line read, where the csv module stops on an error
+
+    def lines() -> Iterator[str]:
+        for number, line in read_lines(path, DATASET, keepends=True, digest=digest):
+            read[0] = number
+            yield line
+
+    reader = csv.DictReader(lines())
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DatasetError(f"{name}: not UTF-8 text (byte {exc.start})") from None
-    suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        rows, unit = _jsonl_rows(name, text), "line"
-    elif suffix == ".json":
-        rows, unit = _json_rows(name, text), "line"
-    elif suffix == ".csv":
-        rows, unit = _csv_rows(name, text), "line"
-    else:
-        raise DatasetError(f"{name}: a dataset is .jsonl, .json or .csv, not {suffix or 'a file without suffix'!r}")
-    return Dataset(name, _cases(name, rows, unit), hashlib.sha256(data).hexdigest())
-
-
-def _jsonl_rows(name: str, text: str) -> Iterator[tuple[int, Any]]:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DatasetError(f"{name}:{number}: not JSON: {exc.msg} at column {exc.colno}") from None
-
-
-def _json_rows(name: str, text: str) -> Iterator[tuple[int, Any]]:
-    """The items of a JSON list, each with the line it starts on."""
-    try:
-        items = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DatasetError(f"{name}:{exc.lineno}: not JSON: {exc.msg} at column {exc.colno}") from None
-    if not isinstance(items, list):
-        raise DatasetError(f"{name}:1: a .json dataset holds a list of cases, not a {type(items).__name__}")
-    decoder, pos = json.JSONDecoder(), text.index("[") + 1
-    for item in items:
-        while text[pos] in " \t\r\n,":
-            pos += 1
-        _, end = decoder.raw_decode(text, pos)
-        yield text.count("\n", 0, pos) + 1, item
-        pos = end
-
-
-def _csv_rows(name: str, text: str) -> Iterator[tuple[int, Any]]:
-    reader = csv.DictReader(text.splitlines(keepends=True))
-    if not reader.fieldnames:
-        raise DatasetError(f"{name}:1: the CSV has no header row")
-    for row in reader:
-        number = reader.line_num
-        if None in row:
-            raise DatasetError(f"{name}:{number}: more cells than the header has columns")
-        case: dict[str, Any] = {}
-        for key, cell in row.items():
-            if cell is None or cell == "":
-                continue
-            case[key] = _csv_cell(name, number, key, cell)
-        yield number, case
+        if not reader.fieldnames:
+            raise DatasetError(f"{name}:1: the CSV has no header row")
+        for row in reader:
+            number = reader.line_num
+            if None in row:
+                raise DatasetError(f"{name}:{number}: more cells than the header has columns")
+            case: dict[str, Any] = {}
+            for key, cell in row.items():
+                if cell is None or cell == "":
+                    continue
+                case[key] = _csv_cell(name, number, key, cell)
+            yield number, case
+    except csv.Error as exc:
+        raise DatasetError(f"{name}:{read[0]}: not CSV: {exc}") from None
 
 
 def _csv_cell(name: str, number: int, key: str, cell: str) -> Any:
     if key in ("input", "metadata") or (key in ("expected_tools", "reference_trajectory") and cell.lstrip()[:1] == "["):
         try:
-            return json.loads(cell)
-        except json.JSONDecodeError as exc:
-            raise DatasetError(f"{name}:{number}: field {key!r}: not JSON: {exc.msg}") from None
+            return parse_json(cell, name, line=number)
+        except JSONTextError as exc:
+            raise DatasetError(f"{name}:{number}: field {key!r}: not JSON: {exc.problem}") from None
     if key in ("expected_tools", "reference_trajectory"):
         return [part.strip() for part in cell.split(",") if part.strip()]
     if key in ("tolerance", "threshold"):
@@ -204,8 +193,8 @@ def _case(where: str, number: int, raw: Any) -> Case:
         value = raw.get(key)
         if value is None:
             continue
-        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            raise fail(key, "a list of names")
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            raise fail(key, "a list of names (none blank)")
         lists[key] = tuple(value)
     reference = raw.get("reference_answer")
     check = raw.get("answer_check")
@@ -244,8 +233,8 @@ def _case(where: str, number: int, raw: Any) -> Case:
     if require_tools and "expected_tools" not in lists:
         raise fail("require_tools", "needs expected_tools")
     for key in ("answer_path", "subject"):
-        if raw.get(key) is not None and not isinstance(raw[key], str):
-            raise fail(key, "a text")
+        if raw.get(key) is not None and (not isinstance(raw[key], str) or not raw[key].strip()):
+            raise fail(key, "a text that is not blank")
     if raw.get("metadata") is not None and not isinstance(raw["metadata"], Mapping):
         raise fail("metadata", "an object")
     return Case(

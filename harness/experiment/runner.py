@@ -16,16 +16,23 @@ import concurrent.futures
 import contextlib
 import datetime as dt
 import logging
+import re
 import subprocess
-import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from evaluators import pass_rate
+
 from ..store import StoreError
+from ..tracing.encode import Truncated, jsonable_prefix, payload_cut
+from ..tracing.redact import host_redactor
 from .answer import model_judge, score_answer
 from .dataset import Case, Dataset, DatasetError, load_dataset
+from .errors import ExperimentError
+from .loop import in_own_loop
+from .scoring import score_runs, scorers_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,8 +43,24 @@ logger = logging.getLogger("harness")
 Harness = Run = Any
 
 
-class ExperimentError(ValueError):
-    """An experiment that cannot start (its name is taken, a check has no judge, ...)."""
+#: Characters of an experiment's name: it is a key in every row of its runs, and printed.
+MAX_NAME_CHARS = 200
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def check_name(name: str) -> str:
+    """``name`` if it can name an experiment: a text that is not blank, holds no control
+    character (it is one line wherever it is shown) and has at most
+    :data:`MAX_NAME_CHARS` characters; :class:`ExperimentError` otherwise."""
+    if not isinstance(name, str) or not name.strip():
+        raise ExperimentError(f"an experiment name must be a text that is not blank, not {name!r}")
+    if len(name) > MAX_NAME_CHARS:
+        raise ExperimentError(f"an experiment name has at most {MAX_NAME_CHARS} characters, not {len(name):,} "
+                              f"({name[:40]!r}…)")
+    if _CONTROL.search(name):
+        raise ExperimentError(f"an experiment name holds no control character (tab, newline, escape ...), "
+                              f"not {name!r}")
+    return name
 
 
 @dataclass
@@ -47,6 +70,8 @@ class Experiment:
     harness: Harness
     name: str
     run_ids: list[str] = field(default_factory=list)
+    #: what the experiment's scorers did (runs and scores written, failures), when it had any
+    scoring: Any = None
 
     def summary(self) -> pd.DataFrame:
         """One row per case: runs, passed (the pass rate over its repeats), failed runs and the
@@ -93,20 +118,28 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
 def run_experiment(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str, target: str,
                    **options: Any) -> Experiment:
     """Run the experiment ``name`` to the end (see the module and :func:`run_cases`)."""
-    return Experiment(harness, name, [run.run_id for run in run_cases(harness, graph, dataset, name=name,
-                                                                     target=target, **options)])
+    scored: list[Any] = []
+    runs = run_cases(harness, graph, dataset, name=name, target=target, on_scored=scored.append, **options)
+    return Experiment(harness, name, [run.run_id for run in runs], scored[0] if scored else None)
 
 
 def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str | None, target: str,
               repeats: int = 1, concurrency: int = 4, timeout: float | None = None,
               config: Mapping[str, Any] | None = None, context: Any = None, sync: bool = False,
               append: bool = False, shard: tuple[int, int] | None = None, judge: Any = None,
-              on_done: Callable[[Run], None] | None = None) -> list[Run]:
+              scorers: Sequence[Any] = (), on_done: Callable[[Run], None] | None = None,
+              on_scored: Callable[[Any], None] | None = None) -> list[Run]:
     """Run every case ``repeats`` times and return the runs in dataset order, every one
     written. With a ``name`` the runs form that experiment (recorded, with their checks and
-    pass); without, they are plain runs. From inside a running event loop (a notebook) the
-    runs go on a thread of their own. Raises :class:`ExperimentError` or
-    :class:`DatasetError` before any run starts when it cannot run."""
+    pass, then scored by ``scorers``: see :mod:`.scoring`); without, they are plain runs.
+    From inside a running event loop (a notebook) the runs go on a thread of their own.
+    Raises :class:`ExperimentError` or :class:`DatasetError` before any run starts when it
+    cannot run."""
+    if name is not None:
+        check_name(name)
+    chosen = scorers_of(scorers)
+    if chosen and name is None:
+        raise ExperimentError("scorers score the runs of an experiment: give it a name")
     data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset)
     if repeats < 1 or concurrency < 1:
         raise ExperimentError("repeats and concurrency must be at least 1")
@@ -141,14 +174,19 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
     if name is not None:  # read while the runs go
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             commit = pool.submit(git_commit)
-            runs = _in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=target.rsplit(":", 1)[-1],
+            runs = in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=target.rsplit(":", 1)[-1],
                                          concurrency=concurrency, timeout=timeout, config=dict(config or {}),
                                          context=context, sync=sync, judge=grader, on_done=on_done))
     else:
-        runs = _in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=target.rsplit(":", 1)[-1],
+        runs = in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=target.rsplit(":", 1)[-1],
                                      concurrency=concurrency, timeout=timeout, config=dict(config or {}),
                                      context=context, sync=sync, judge=grader, on_done=on_done))
     harness.flush()
+    if chosen:
+        # (a scorer named like a built-in check, e.g. tool_f1(require=True), replaces its score)
+        summary = score_runs(store, [run.run_id for run in runs], chosen, concurrency=concurrency, replace=True)
+        if on_scored is not None:
+            on_scored(summary)
     if name is not None:
         record["git_commit"], record["git_dirty"] = commit.result() if commit is not None else (None, None)
         try:
@@ -187,27 +225,6 @@ def _models(store: Any, name: str) -> list[str]:
         seen.update(r["model"] for r in store.rows("llm_calls", run_ids[start:start + 500], columns=["model"])
                     if r["model"])
     return sorted(seen)
-
-
-def _in_own_loop(coro: Any) -> Any:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    out: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            out["value"] = asyncio.run(coro)
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
-            out["error"] = exc
-
-    thread = threading.Thread(target=target, name="harness-experiment")
-    thread.start()
-    thread.join()
-    if "error" in out:
-        raise out["error"]
-    return out["value"]
 
 
 async def _run_all(harness: Harness, graph: Any, jobs: list[tuple[Case, int]], *, name: str | None, workflow: str,
@@ -267,7 +284,30 @@ async def _run_case(harness: Harness, graph: Any, case: Case, repeat: int, *, na
     if name is not None:
         answer = await score_answer(case, output, completed and run.status == "completed", judge)
         run.checks = {"answer": answer, "require_tools": case.require_tools}
+        redact = host_redactor(harness.redact_rules)
+        run.set_result(inputs=bounded(case.input, redact), reference=case_reference(case),
+                       outputs=bounded(output, redact) if completed else None)
     return run
+
+
+#: What an experiment's run keeps of its input and its output (characters of JSON).
+PAYLOAD_CHARS = 1_000_000
+
+
+def bounded(value: Any, redact: Any) -> Any:
+    """``value`` as JSON data, or, past :data:`PAYLOAD_CHARS` of JSON, its text cut there with
+    the visible marker (redacted before the cut)."""
+    kept = jsonable_prefix(value, PAYLOAD_CHARS)
+    return payload_cut(kept, PAYLOAD_CHARS, redact) if type(kept) is Truncated else kept
+
+
+def case_reference(case: Case) -> dict[str, Any]:
+    """The case's fields a run is scored against, for ``runs.reference``."""
+    fields = {"reference_answer": case.reference_answer, "expected_tools": case.expected_tools,
+              "reference_trajectory": case.reference_trajectory, "answer_check": case.answer_check,
+              "answer_path": case.answer_path, "threshold": case.threshold, "tolerance": case.tolerance,
+              "require_tools": case.require_tools or None, "subject": case.subject, "metadata": case.metadata}
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in fields.items() if v is not None}
 
 
 def case_summary(harness: Harness, name: str) -> pd.DataFrame:
@@ -297,28 +337,24 @@ def case_summary(harness: Harness, name: str) -> pd.DataFrame:
 
 
 def experiment_table(store: Any) -> pd.DataFrame:
-    """One row per experiment (recorded, or only named by runs, e.g. copied from another store)."""
+    """One row per experiment (recorded, or only named by runs, e.g. copied from another store);
+    its pass rate is over the runs that have a pass (``runs_with_pass`` of them)."""
     import pandas as pd
 
-    counts: dict[str, list[int]] = {}
+    passes: dict[str, list[int | None]] = {}
     for row in store.rows("runs", columns=["experiment", "passed"]):
-        if row["experiment"] is None:
-            continue
-        entry = counts.setdefault(row["experiment"], [0, 0, 0])
-        entry[0] += 1
-        if row["passed"] is not None:
-            entry[1] += 1
-            entry[2] += int(row["passed"])
+        if row["experiment"] is not None:
+            passes.setdefault(row["experiment"], []).append(row["passed"])
     records = {r["name"]: r for r in store.experiment_records()}
-    for name in counts:
+    for name in passes:
         records.setdefault(name, {"name": name})
-    columns = ["name", "target", "dataset", "dataset_sha256", "cases", "repeats", "runs", "pass_rate", "git_commit",
-               "git_dirty", "models", "started_at", "finished_at"]
+    columns = ["name", "target", "dataset", "dataset_sha256", "cases", "repeats", "runs", "pass_rate", "runs_with_pass",
+               "git_commit", "git_dirty", "models", "started_at", "finished_at"]
     rows = []
     for name, record in records.items():
-        runs, scored, passed = counts.get(name, [0, 0, 0])
-        rows.append({**{c: record.get(c) for c in columns}, "runs": runs,
-                     "pass_rate": passed / scored if scored else None})
+        rate, judged = pass_rate(passes.get(name, []))
+        rows.append({**{c: record.get(c) for c in columns}, "runs": len(passes.get(name, [])), "pass_rate": rate,
+                     "runs_with_pass": judged})
     return pd.DataFrame(rows, columns=columns)
 
 

@@ -8,7 +8,6 @@ written when it can.
 
 from .base import (
     DEFAULT_STORE,
-    ENV_STORE,
     ROW_KEY,
     Store,
     StoreError,
@@ -24,7 +23,6 @@ from .postgres import PostgresStore  # noqa: E402 - registered after SQLite: ask
 __all__ = [
     "DEFAULT_STORE",
     "PostgresStore",
-    "ENV_STORE",
     "ROW_KEY",
     "SQLiteStore",
     "Spool",

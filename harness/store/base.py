@@ -16,21 +16,25 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import time
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..schema import SHEET_NAMES, SHEETS, Sheet, sheet as sheet_named
+from .. import config
+from ..schema import ALL_SHEET_NAMES, ALL_SHEETS, SHEET_NAMES, Sheet, sheet as sheet_named
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import pandas as pd  # imported when sheets are read: the writer process never needs it
 
-ENV_STORE = "HARNESS_STORE"
 DEFAULT_STORE = "harness.db"
 
 ROW_KEY = "row_key"
 PAGE_ROWS = 2_000  # rows read per query by Store.rows
+#: A store that could not be opened is tried again at most this often.
+REOPEN_SECONDS = 1.0
 
 
 class StoreError(RuntimeError):
@@ -117,7 +121,7 @@ def _decode(kind: str, value: Any) -> Any:
 
 def store_url(url: Any = None) -> str:
     """The store to open: the argument > ``$HARNESS_STORE`` > ``./harness.db``."""
-    return os.fspath(url) if url is not None else os.environ.get(ENV_STORE) or DEFAULT_STORE
+    return config.value("HARNESS_STORE", url) or DEFAULT_STORE
 
 
 #: The engines, in the order they are asked whether they open a URL (the last accepts any).
@@ -145,9 +149,15 @@ class Store:
     """The system of record: one table per sheet. ``Store(url)`` opens the engine the URL
     names: a path or ``sqlite:///path`` (the default, ``$HARNESS_STORE`` or ``./harness.db``).
 
-    Thread-safe: one connection per store, used under its lock. An engine implements the
-    connection primitives below (:meth:`transaction`, ``_execute``, :attr:`location`, the SQL
-    types and placeholder); the rest is written once here.
+    Thread-safe: one connection per store, used under its lock. An engine implements what
+    differs between databases -- connecting (:meth:`_open`), its transactions, statements and
+    SQL dialect, :attr:`location` -- and everything else is written once here: the
+    connection's life (opened lazily, tried again at most once a second while it cannot be,
+    a forked child opening its own), the schema, the run transaction, writes and reads.
+
+    ``lazy``: a store that cannot be opened now (not a database, read-only, locked, full, a
+    server down) is not an error yet: every use tries to open it again and raises
+    :class:`StoreUnavailable` until it can.
     """
 
     #: The engine's parameter placeholder in SQL text.
@@ -168,8 +178,88 @@ class Store:
         return False
 
     _lock: threading.RLock
+    _connection: Any = None
+
+    # --- the connection's life (every engine) --------------------------------------------
+    def _start(self, lazy: bool) -> None:
+        """Open the store (an engine's ``__init__`` calls this once it knows where the store is)."""
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._connection = None
+        self._failure: str | None = None
+        self._retry_at = 0.0
+        with self._lock:
+            try:
+                self._open()
+            except StoreUnavailable as exc:
+                if not lazy:
+                    raise
+                self._unavailable(exc)
+        _open_stores.add(self)
+
+    def _unavailable(self, exc: StoreUnavailable) -> None:
+        self._failure, self._retry_at = str(exc), time.monotonic() + REOPEN_SECONDS
+
+    @property
+    def problem(self) -> str | None:
+        """Why the store cannot be used now (it could not be opened), or None."""
+        return self._failure if self._connection is None else None
+
+    @property
+    def _conn(self) -> Any:
+        """The connection (used under the store's lock); opened anew when it broke, on first
+        use in a forked child, or once the store can be opened after it could not."""
+        conn = self._connection
+        if conn is not None and self._usable(conn):
+            return conn
+        if conn is not None:
+            self._drop()
+        if time.monotonic() < self._retry_at:
+            raise StoreUnavailable(self._failure or f"store {self.display!r} cannot be opened")
+        try:
+            self._open()
+        except StoreUnavailable as exc:
+            self._unavailable(exc)
+            raise
+        return self._connection
+
+    def _drop(self) -> None:
+        """Close the connection (quietly: it may be broken already)."""
+        conn, self._connection = self._connection, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
+
+    def _forget_after_fork(self) -> None:
+        """In a forked child: the inherited connection is set aside unused and never closed
+        (closing it could end the parent's session, or checkpoint a WAL the parent is using);
+        the next use opens one of the child's own. The lock is new too: a parent thread may
+        have held it."""
+        if self._connection is not None:
+            _inherited.append(self._connection)
+        self._connection = None
+        self._lock = threading.RLock()
+        self._depth = 0
+
+    def close(self) -> None:
+        with self._lock:
+            if self._connection is not None:
+                self._before_close(self._connection)
+            self._drop()
+        _open_stores.discard(self)
 
     # --- what an engine provides --------------------------------------------------------
+    def _open(self) -> None:
+        """Connect and bring the schema forward (under the lock); :class:`StoreUnavailable`
+        when the store cannot be opened now."""
+        raise NotImplementedError
+
+    def _usable(self, conn: Any) -> bool:
+        """Whether an open connection can still be used (a server's may have broken)."""
+        return True
+
+    def _before_close(self, conn: Any) -> None:
+        """What the engine does with its connection before it is closed."""
     @property
     def location(self) -> str:
         """What ``Store(location)`` opens again, in any process (the writer process's key)."""
@@ -185,13 +275,12 @@ class Store:
         """Whether another process can open this store (a file or a server, not memory)."""
         raise NotImplementedError
 
-    @contextlib.contextmanager
-    def transaction(self, *, immediate: bool = False) -> Iterator[None]:
+    def transaction(self, *, immediate: bool = False) -> contextlib.AbstractContextManager[None]:
         """One explicit transaction, committed on success and rolled back on error; a nested
-        one is a savepoint of the outer one, so its failure undoes only its own part. ``immediate`` takes the write lock at its start,
-        for a transaction that reads and then writes what it read (a migration)."""
+        one is a savepoint of the outer one, so its failure undoes only its own part.
+        ``immediate`` takes the write lock at its start, for a transaction that reads and then
+        writes what it read (a migration)."""
         raise NotImplementedError
-        yield  # pragma: no cover
 
     def _table_columns(self, table: str) -> list[str]:
         """The columns of ``table`` in order; empty when there is no such table."""
@@ -209,19 +298,11 @@ class Store:
         """The rows of one query, read under the lock."""
         raise NotImplementedError
 
-    def close(self) -> None:
-        raise NotImplementedError
-
-    @property
-    def problem(self) -> str | None:
-        """Why the store cannot be used now (it could not be opened), or None."""
-        return None
-
     @property
     def spool_paths(self) -> list[Path]:
         """Where runs the store cannot take now are spooled (:mod:`.spool`), in order of
         preference: by default the user's cache directory (an engine adds a place near the store)."""
-        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        cache = config.cache_dir()
         name = hashlib.sha1(self.location.encode()).hexdigest()[:16]
         return [cache / "langgraph-harness" / "spool" / f"{name}.jsonl"]
 
@@ -258,7 +339,7 @@ class Store:
     def _create_tables(self) -> None:
         """Every table, index and column the schema declares that the store lacks."""
         types = self.sql_types
-        for s in SHEETS:
+        for s in ALL_SHEETS:
             have = self._table_columns(s.name)
             if not have:
                 cols = ", ".join(f'"{c.name}" {types[c.kind]}' for c in s.all_columns)
@@ -292,7 +373,7 @@ class Store:
     @functools.cached_property
     def _insert_sql(self) -> dict[str, str]:
         out = {}
-        for s in SHEETS:
+        for s in ALL_SHEETS:
             names = (ROW_KEY, *s.all_column_names)
             out[s.name] = (f'INSERT INTO "{s.name}" ({_quoted(names)}) VALUES ({self._marks(len(names))}) '
                            f"ON CONFLICT ({ROW_KEY}) DO NOTHING")
@@ -334,6 +415,59 @@ class Store:
                     self._execute("RELEASE SAVEPOINT sheet")
                     result[name] = exc
         return result
+
+    def write_run(self, rows: Mapping[str, Sequence[Mapping[str, Any]]], *,
+                  derived: Callable[[Mapping[str, int]], Mapping[str, Sequence[Mapping[str, Any]]]] | None = None,
+                  ) -> list[str]:
+        """Store one run: its rows of every sheet and then ``derived(stored)`` -- rows made from
+        how many rows of each sheet the store took, such as the run's ``log_tests`` row, written
+        over any row of the same key -- in one transaction. A sheet the store refuses is rolled
+        back alone and reported in the problems returned; a refused ``runs`` row is the run
+        refused: everything is rolled back and the error raised. :class:`StoreUnavailable`
+        (the store, not a row) is raised with nothing stored."""
+        problems: list[str] = []
+        stored: dict[str, int] = {}
+        with self.transaction():
+            for name, outcome in self.write_many(rows).items():
+                if isinstance(outcome, Exception):
+                    if name == "runs":
+                        raise outcome
+                    problems.append(f"storing {name}: {outcome}")
+                else:
+                    stored[name] = outcome
+            if derived is not None:
+                name = "rows derived from the run's"
+                try:
+                    for name, extra in derived(stored).items():
+                        self.replace(name, extra)
+                except StoreUnavailable:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - the run's rows stand without what is derived from them
+                    problems.append(f"{name}: {exc}")
+        return problems
+
+    def write_scores(self, rows: Sequence[Mapping[str, Any]], *, replace: bool = False,
+                     passed: Callable[[str | None, list[int | None]], bool | None]) -> int:
+        """Write scores rows and, in the same transaction, each of their runs' pass:
+        ``passed(status, every pass of the run's scores)`` (the one definition, given by the
+        caller), stored in ``runs.passed``. ``replace``: a score of the same run and name is
+        overwritten; else it is kept and the new one skipped. Returns the rows written."""
+        if not rows:
+            return 0
+        ids = list(dict.fromkeys(str(r["run_id"]) for r in rows))
+        mark = self.placeholder
+        with self.transaction():
+            written = self.replace("scores", rows) if replace else self._insert(sheet_named("scores"), rows)
+            statuses = {r["run_id"]: r["status"] for r in self.rows("runs", ids, columns=["run_id", "status"])}
+            passes: dict[str, list[int | None]] = {run_id: [] for run_id in statuses}
+            for r in self.rows("scores", ids, columns=["run_id", "passed"]):
+                passes.setdefault(r["run_id"], []).append(r["passed"])
+            updates = []
+            for run_id, status in statuses.items():
+                verdict = passed(status, passes.get(run_id, []))
+                updates.append((None if verdict is None else int(verdict), run_id))
+            self._executemany(f'UPDATE "runs" SET passed = {mark} WHERE run_id = {mark}', updates)
+        return written
 
     def replace(self, sheet: str | Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
         """Insert rows, or overwrite in place any row with the same ``row_key`` (for rows
@@ -473,7 +607,7 @@ class Store:
             found = [r["run_id"] for r in self.rows("runs", where={"experiment": names}, columns=["run_id"])]
             of_experiment = frozenset(found)
             run_ids = found if run_ids is None else [r for r in run_ids if r in of_experiment]
-        wanted = [sheet_named(name) for name in sheets] if sheets is not None else list(SHEETS)
+        wanted = [sheet_named(name) for name in sheets] if sheets is not None else list(ALL_SHEETS)
         if columns is not None and not isinstance(columns, Mapping):
             every = list(columns)
             unknown = set(every) - {c.name for s in wanted for c in s.all_columns}
@@ -481,7 +615,7 @@ class Store:
                 raise KeyError(f"no sheet read has column(s) {', '.join(sorted(unknown))}")
             columns = {s.name: [n for n in every if n in s.all_column_names] for s in wanted}
         frames = {}
-        for s in sorted(wanted, key=lambda s: SHEET_NAMES.index(s.name)):
+        for s in sorted(wanted, key=lambda s: ALL_SHEET_NAMES.index(s.name)):
             names = list(columns.get(s.name, s.all_column_names)) if columns is not None else list(
                 s.all_column_names)
             frame = pd.DataFrame(list(self.rows(s, run_ids, columns=names)), columns=names)
@@ -554,3 +688,18 @@ class Store:
                 "ON CONFLICT DO NOTHING",
                 [(target, sheet, k) for k in keys],
             )
+
+
+#: Stores open in this process (for a forked child to reopen), and the connections a forked
+#: child inherited, kept referenced so they are never used or closed there.
+_open_stores: weakref.WeakSet[Store] = weakref.WeakSet()
+_inherited: list[Any] = []
+
+
+def _after_fork_in_child() -> None:
+    for store in list(_open_stores):
+        store._forget_after_fork()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..schema import SHEET_NAMES
+from ..schema import ALL_SHEET_NAMES
 from .base import Store
 
 BATCH_ROWS = 2_000
@@ -38,7 +38,7 @@ def copy_runs(source: Store, target: Store, run_ids: Sequence[str] | None = None
         run_ids = found if run_ids is None else [r for r in run_ids if r in set(found)]
     ids = list(run_ids) if run_ids is not None else None
     copied = Copied(runs=len(ids) if ids is not None else source.count("runs"))
-    for sheet in SHEET_NAMES:
+    for sheet in ALL_SHEET_NAMES:
         copied.rows[sheet] = 0
         for chunk in _chunks(ids):
             batch: list[dict] = []

@@ -36,9 +36,13 @@ MIGRATIONS: tuple[Migration, ...] = (
                  "(the runs a group row covers, written once per group)"),
     Migration(4, "runs.passed (a run's pass/fail against its case's checks) and the experiments table "
                  "(name, graph target, dataset and its hash, git commit, models, when)"),
-    Migration(5, "agent_path on langgraph_events, llm_calls, tool_calls and prompts: the chain of subgraphs a row "
+    Migration(5, "the scores table (every judgement of a run: built-in checks, judges, user scorers, labels); "
+                 "runs.inputs, runs.outputs and runs.reference (what an experiment's run can be scored again from)"),
+    Migration(6, "langgraph_events.traceback, tool_calls.traceback, llm_calls.traceback: where a failed node, tool "
+                 "or model call failed"),
+    Migration(7, "agent_path on langgraph_events, llm_calls, tool_calls and prompts: the chain of subgraphs a row "
                  "ran in (multi-agent graphs)"),
-    Migration(6, "langgraph_events.handoff_to and tool_calls.handoff_to: where a handoff between agents went"),
+    Migration(8, "langgraph_events.handoff_to and tool_calls.handoff_to: where a handoff between agents went"),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

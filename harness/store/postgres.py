@@ -14,11 +14,8 @@ Needs psycopg 3 (the ``postgres`` extra).
 from __future__ import annotations
 
 import contextlib
-import os
 import re
-import threading
 import time
-import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -31,7 +28,6 @@ EXTRA_MISSING = ("PostgreSQL stores need psycopg: pip install 'langgraph-harness
                  "(or pip install 'psycopg[binary]')")
 CONNECT_TIMEOUT = 4  # seconds per attempt; an unreachable server is reported well within 15 s
 CONNECT_ATTEMPTS = 2
-REOPEN_SECONDS = 1.0
 MAX_PARAMS = 30_000  # per statement (the protocol allows 65,535)
 _MIGRATION_LOCK = 0x6861726E657373  # "harness": the advisory lock opening stores migrate under
 _URL = re.compile(r"^postgres(?:ql)?://", re.I)
@@ -57,8 +53,8 @@ def _psycopg() -> Any:
 
 @register_engine
 class PostgresStore(Store):
-    """A PostgreSQL database holding one table per sheet (see the module doc). Thread-safe:
-    one connection, one lock; a forked child opens its own on first use."""
+    """A PostgreSQL database holding one table per sheet (see the module doc; one connection,
+    one lock: see :class:`Store` for its life, ``lazy`` and forks)."""
 
     placeholder = "%s"
     sql_types = {"text": "TEXT", "int": "BIGINT", "float": "DOUBLE PRECISION", "json": "TEXT", "datetime": "TEXT"}
@@ -72,19 +68,7 @@ class PostgresStore(Store):
         psycopg = _psycopg()
         type(self).db_errors = (psycopg.Error,)
         self.url = store_url(url)
-        self._lock = threading.RLock()
-        self._depth = 0
-        self._connection: Any = None
-        self._failure: str | None = None
-        self._retry_at = 0.0
-        with self._lock:
-            try:
-                self._open()
-            except StoreUnavailable as exc:
-                if not lazy:
-                    raise
-                self._failure, self._retry_at = str(exc), time.monotonic() + REOPEN_SECONDS
-        _open_stores.add(self)
+        self._start(lazy)
 
     # --- connection -----------------------------------------------------------------------
     def _open(self) -> None:
@@ -110,28 +94,8 @@ class PostgresStore(Store):
             raise StoreUnavailable(f"cannot open store {safe_url(self.url)!r}: {exc}") from None
         self._failure = None
 
-    def _drop(self) -> None:
-        conn, self._connection = self._connection, None
-        if conn is not None:
-            with contextlib.suppress(Exception):
-                conn.close()
-
-    @property
-    def _conn(self) -> Any:
-        """The connection; opened again after it broke or could not be opened (at most once a second)."""
-        conn = self._connection
-        if conn is not None and not conn.closed and not conn.broken:
-            return conn
-        if conn is not None:
-            self._drop()
-        if time.monotonic() < self._retry_at:
-            raise StoreUnavailable(self._failure or f"store {safe_url(self.url)!r} cannot be reached")
-        try:
-            self._open()
-        except StoreUnavailable as exc:
-            self._failure, self._retry_at = str(exc), time.monotonic() + REOPEN_SECONDS
-            raise
-        return self._connection
+    def _usable(self, conn: Any) -> bool:
+        return not conn.closed and not conn.broken
 
     def _prepare_schema(self) -> None:
         """Migrate under a transaction-scoped advisory lock: one opener migrates, the others
@@ -142,10 +106,6 @@ class PostgresStore(Store):
             self._execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
             super()._prepare_schema()
             self._execute('CREATE INDEX IF NOT EXISTS "runs_run_prefix" ON "runs" (run_id COLLATE "C")')
-
-    @property
-    def problem(self) -> str | None:
-        return self._failure if self._connection is None else None
 
     @property
     def location(self) -> str:
@@ -161,12 +121,6 @@ class PostgresStore(Store):
 
     def __repr__(self) -> str:
         return f"Store({safe_url(self.url)!r})"
-
-    def _forget_after_fork(self) -> None:
-        """In a forked child: the parent's connection is left alone; the child connects anew."""
-        self._connection = None
-        self._lock = threading.RLock()
-        self._depth = 0
 
     # --- transactions and statements ------------------------------------------------------
     @contextlib.contextmanager
@@ -234,11 +188,6 @@ class PostgresStore(Store):
             'SELECT run_id FROM "runs" WHERE run_id COLLATE "C" >= %s AND run_id COLLATE "C" < %s '
             'ORDER BY run_id COLLATE "C" LIMIT %s', (prefix, prefix + "\U0010ffff", limit))]
 
-    def close(self) -> None:
-        with self._lock:
-            self._drop()
-        _open_stores.discard(self)
-
 
 def _first_line(exc: BaseException | None) -> str:
     text = str(exc or "unreachable").strip().splitlines()
@@ -260,15 +209,3 @@ def _errors() -> Iterator[None]:
         transient = isinstance(exc, (psycopg.OperationalError, psycopg.errors.TransactionRollbackError,
                                      psycopg.InterfaceError))
         raise (StoreUnavailable if transient else StoreError)(f"store error: {_first_line(exc)}") from exc
-
-
-_open_stores: weakref.WeakSet[PostgresStore] = weakref.WeakSet()
-
-
-def _after_fork_in_child() -> None:
-    for store in list(_open_stores):
-        store._forget_after_fork()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -10,9 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-import threading
-import time
-import weakref
+import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,8 +19,6 @@ from .base import Store, StoreError, StoreUnavailable, register_engine, store_ur
 
 #: How long opening a store waits for another program's lock (writes wait BUSY_SECONDS).
 OPEN_BUSY_SECONDS, BUSY_SECONDS = 5, 30
-#: A store that could not be opened is tried again at most this often.
-REOPEN_SECONDS = 1.0
 
 
 def resolve_store_path(url: str | os.PathLike[str] | None = None) -> Path:
@@ -37,19 +33,29 @@ def resolve_store_path(url: str | os.PathLike[str] | None = None) -> Path:
     return Path(raw).expanduser()
 
 
+def _refuse_non_regular(path: Path) -> None:
+    """StoreError unless ``path`` is a regular file or nothing yet, checked before SQLite
+    opens it: SQLite would block on a FIFO, read a device for ever, and create its
+    journal beside it (``/dev/zero-journal``)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StoreError(f"cannot open store {str(path)!r}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        what = next((name for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+                                             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                                             (stat.S_ISSOCK, "a socket")) if test(mode)), "not a regular file")
+        raise StoreError(f"cannot open store {str(path)!r}: it is {what}, not a SQLite file")
+
+
 @register_engine
 class SQLiteStore(Store):
-    """A SQLite file holding one table per sheet. Thread-safe; one connection, one lock.
-
-    Fork-safe: a forked child gets a lock of its own and, on first use, a connection of its
-    own (SQLite forbids carrying a connection across ``fork()``, and the parent's lock may be
-    held by a thread the child does not have).
-
-    ``lazy``: a store that cannot be opened now (not a database, read-only, locked, full)
-    is not an error yet: every use tries to open it again (at most once a second) and
-    raises :class:`StoreUnavailable` until it can. SQLite's own errors surface as
-    :class:`StoreError` (:class:`StoreUnavailable` when the store, not a row, is at fault).
-    """
+    """A SQLite file holding one table per sheet (one connection, one lock: see :class:`Store`
+    for its life, ``lazy`` and forks; SQLite forbids carrying a connection across ``fork()``).
+    SQLite's own errors surface as :class:`StoreError` (:class:`StoreUnavailable` when the
+    store, not a row, is at fault)."""
 
     placeholder = "?"
     sql_types = {"text": "TEXT", "int": "INTEGER", "float": "REAL", "json": "TEXT", "datetime": "TEXT"}
@@ -62,23 +68,15 @@ class SQLiteStore(Store):
     def __init__(self, url: str | os.PathLike[str] | None = None, *, lazy: bool = False) -> None:
         self.path = resolve_store_path(url)
         self.absolute_path = self.path.absolute()  # as of opening, whatever the process's cwd becomes
-        self._lock = threading.RLock()
-        self._depth = 0
-        self._connection: sqlite3.Connection | None = None
-        self._failure: str | None = None
-        self._retry_at = 0.0
-        with self._lock:
-            try:
-                self._open()
-            except StoreUnavailable as exc:
-                if not lazy:
-                    raise
-                self._failure, self._retry_at = str(exc), time.monotonic() + REOPEN_SECONDS
-        _open_stores.add(self)
+        if self.shareable:
+            _refuse_non_regular(self.path)  # never something to retry, even for a lazy store
+        self._start(lazy)
 
     def _open(self) -> None:
         """Connect and bring the schema forward (under the lock)."""
         try:
+            if self.shareable:
+                _refuse_non_regular(self.path)
             if self.path.parent and not self.path.parent.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self._connection = self._connect()
@@ -92,10 +90,6 @@ class SQLiteStore(Store):
             reason = exc.args[0] if isinstance(exc, StoreError) and exc.args else exc
             raise StoreUnavailable(f"cannot open store {str(self.path)!r}: {reason}") from None
         self._failure = None
-
-    @property
-    def problem(self) -> str | None:
-        return self._failure if self._connection is None else None
 
     @property
     def spool_paths(self) -> list[Path]:
@@ -119,33 +113,6 @@ class SQLiteStore(Store):
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         return conn
-
-    @property
-    def _conn(self) -> sqlite3.Connection:
-        """The connection (used under the store's lock); opened anew on first use in a forked
-        child, or once the store can be opened after it could not."""
-        conn = self._connection
-        if conn is None:
-            if time.monotonic() < self._retry_at:
-                raise StoreUnavailable(self._failure or f"store {str(self.path)!r} cannot be opened")
-            try:
-                self._open()
-            except StoreUnavailable as exc:
-                self._failure, self._retry_at = str(exc), time.monotonic() + REOPEN_SECONDS
-                raise
-            conn = self._connection
-            assert conn is not None
-        return conn
-
-    def _forget_after_fork(self) -> None:
-        """In a forked child: the inherited connection is set aside unused (never closed:
-        closing could checkpoint or remove the WAL the parent is using); the next use opens
-        one of the child's own. The lock is new too: a parent thread may have held it."""
-        if self._connection is not None:
-            _inherited.append(self._connection)
-        self._connection = None
-        self._lock = threading.RLock()
-        self._depth = 0
 
     @contextlib.contextmanager
     def transaction(self, *, immediate: bool = False) -> Iterator[None]:
@@ -212,15 +179,11 @@ class SQLiteStore(Store):
         with self._lock, _errors():
             return self._conn.execute(sql, params).fetchall()
 
-    def close(self) -> None:
-        """Fold the write-ahead log into the database file, then close: the ``.db`` file alone
-        (copied, mailed, attached) then holds every committed row."""
-        with self._lock:
-            if self._connection is not None:
-                with contextlib.suppress(sqlite3.Error):  # busy readers elsewhere: their close will do it
-                    self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                self._connection.close()
-        _open_stores.discard(self)
+    def _before_close(self, conn: sqlite3.Connection) -> None:
+        """Fold the write-ahead log into the database file: the ``.db`` file alone (copied,
+        mailed, attached) then holds every committed row."""
+        with contextlib.suppress(sqlite3.Error):  # busy readers elsewhere: their close will do it
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 @contextlib.contextmanager
@@ -232,18 +195,3 @@ def _errors() -> Iterator[None]:
     except sqlite3.Error as exc:
         unavailable = isinstance(exc, sqlite3.OperationalError) or type(exc) is sqlite3.DatabaseError
         raise (StoreUnavailable if unavailable else StoreError)(f"store error: {exc}") from exc
-
-
-#: Stores open in this process (for a forked child to reopen), and the connections a forked
-#: child inherited, kept referenced so they are never used or closed there.
-_open_stores: weakref.WeakSet[SQLiteStore] = weakref.WeakSet()
-_inherited: list[sqlite3.Connection] = []
-
-
-def _after_fork_in_child() -> None:
-    for store in list(_open_stores):
-        store._forget_after_fork()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -2,11 +2,12 @@
 
 Contract: every hook does the minimum on the graph's path (freeze its payload, see
 :mod:`.frozen`, and append one tuple to the run's log, see :mod:`.events`), formats
-nothing and never raises into the host: a failure is logged and counted. It imports
-nothing from OpenTelemetry and attaches no context. It runs inline (``run_inline = True``),
-so under ``ainvoke`` entries are appended in the event loop in callback order, with no
-executor hop. :class:`~harness.tracing.events.Assembly` turns the log
-into event records where rows and spans are made.
+nothing (but an error's traceback, whose frames do not outlive the hook) and never raises
+into the host: a failure is logged and counted. It imports nothing from OpenTelemetry and
+attaches no context. It runs inline (``run_inline = True``), so under ``ainvoke`` entries
+are appended in the event loop in callback order, with no executor hop.
+:class:`~harness.tracing.events.Assembly` turns the log into event records where rows and
+spans are made.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from .events import (CHAIN, END, ERROR, HANDOFF, MODEL, TOOL, Assembly, Event, describe_error, error_type_name,
-                     handoff_destination, is_control_flow, is_handoff)
+from .events import (CHAIN, END, ERROR, HANDOFF, MODEL, TOOL, Assembly, Event, describe_error,
+                     describe_traceback, error_type_name, handoff_destination, is_control_flow, is_handoff)
 from .frozen import freeze, freeze_messages, freeze_preview, freeze_result, held_bytes
 
 logger = logging.getLogger("harness")
@@ -81,24 +82,38 @@ class HarnessCallbackHandler(BaseCallbackHandler):
 
     def _error(self, run_id: UUID, error: BaseException) -> str:
         """Log the end of a run that raised; returns its status."""
-        status = "error"
+        ns = time.time_ns()
         if is_control_flow(error):
             if is_handoff(error):  # the node completed; its parent graph goes on where it says
-                self._end(run_id, (HANDOFF, run_id.int, time.time_ns(), handoff_destination(error)))
+                self._end(run_id, (HANDOFF, run_id.int, ns, handoff_destination(error)))
                 return "ok"
-            status = "interrupted"
-        self._end(run_id, (ERROR, run_id.int, time.time_ns(), status, describe_error(error), error_type_name(error)))
-        return status
+            self._end(run_id, (ERROR, run_id.int, ns, "interrupted", describe_error(error), error_type_name(error),
+                               None))
+            return "interrupted"
+        self._end(run_id, (ERROR, run_id.int, ns, "error", describe_error(error), error_type_name(error),
+                           self._traceback(error)))
+        return "error"
 
-    def reset(self) -> None:
-        """Release all per-run state (called when the run has been handed on)."""
+    def _traceback(self, error: BaseException) -> str | None:
+        """A failure's traceback, formatted here (only errors pay for it) because the frames
+        it names are gone by the time rows are made; one that cannot be formatted loses
+        itself, not the error."""
+        try:
+            return describe_traceback(error)
+        except Exception:  # noqa: BLE001
+            self._failed("traceback")
+            return None
+
+    def take(self) -> tuple[list[tuple], dict[int, list[int]], int]:
+        """The log, the streaming counts and the bytes their payloads hold, handed over (no
+        copy: the run has ended); the handler starts afresh."""
         with self._lock:
-            self.log = []
-            self.held = 0
-            self.streamed = {}
+            log, streamed, held = self.log, self.streamed, self.held
+            self.log, self.streamed, self.held = [], {}, 0
             self.failed_chains = []
             self._overflow = set()
             self._assembly = Assembly()
+        return log, streamed, held
 
     # --- chains: the graph and its nodes --------------------------------------------
     def on_chain_start(

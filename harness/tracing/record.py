@@ -3,12 +3,12 @@
 :class:`RunRecord` is everything the rows of one run are made from: its callback log, the
 domain rows its nodes logged, and its settings. It holds no handler, lock or store, so the
 same record is written in the host process or handed whole to the writer process
-(:mod:`harness.writers.process`); :func:`write_record` is the one place a run becomes rows.
+(:mod:`harness.writers.process`); :func:`prepare_entry` is the one place a run becomes rows,
+which a writer stores (:mod:`harness.writers.persist`).
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -25,8 +25,7 @@ from .events import Event, assemble
 from .redact import Redactor, host_secrets, portable, redactor
 from .spans import emit_spans
 from .verify import total_sheets_logged, verification_status
-from ..schema import COUNTED_SHEETS, SHEET_NAMES, sheet as sheet_named
-from ..store import Spool, Store, StoreUnavailable
+from ..schema import ALL_SHEET_NAMES, COUNTED_SHEETS, sheet as sheet_named
 
 logger = logging.getLogger("harness")
 
@@ -157,20 +156,39 @@ def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, l
         except Exception:  # noqa: BLE001
             record.count_error("evaluation")
     rows["runs"] = [_runs_row(record, rows, tree.agents)]
-    if record.checks is not None:
-        rows["runs"][0]["passed"] = int(_passed(record, rows))
+    _score(record, rows)
     return rows
 
 
-def _passed(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]]) -> bool:
-    """The run's pass against its case's checks (:func:`evaluators.case_passed`)."""
-    from evaluators import case_passed
+def _score(record: RunRecord, rows: dict[str, list[dict[str, Any]]]) -> None:
+    """The run's judgements as ``scores`` rows (:func:`evaluators.built_in_scores`), and its
+    pass from them (:func:`evaluators.run_passed`, the one definition)."""
+    from evaluators import built_in_scores, run_passed
 
-    answer = (record.checks or {}).get("answer")
-    selections = rows.get("tool_selections") or [{}]
-    return case_passed(record.status, answer_score=answer.get("score") if answer else None,
-                       threshold=answer.get("threshold") if answer else None,
-                       tool_f1=selections[-1].get("f1_score"), require_tools=bool(record.checks.get("require_tools")))
+    try:
+        checks = record.checks or {}
+        scores = built_in_scores(rows, status=record.status, experiment=record.checks is not None,
+                                 answer=checks.get("answer"), require_tools=bool(checks.get("require_tools")))
+    except Exception:  # noqa: BLE001 - the run's rows stand without its scores
+        record.count_error("scoring")
+        return
+    if scores:
+        rows["scores"] = [score_row(record.run_id, scored) for scored in scores]
+    passed = run_passed(record.status, [scored.result.passed for scored in scores])
+    rows["runs"][0]["passed"] = None if passed is None else int(passed)
+
+
+def score_row(run_id: str, scored: Any, created_at: str | None = None) -> dict[str, Any]:
+    """A :class:`evaluators.SourcedScore` as the run's ``scores`` row (one per name: its key)."""
+    from evaluators import score_row as plain
+
+    row = plain(scored)
+    return {"run_id": run_id, **row, "created_at": created_at or now_iso(), "row_key": score_key(run_id, row["name"])}
+
+
+def score_key(run_id: str, name: str) -> str:
+    """The row key of a run's score of a name: a run has one score of each name."""
+    return f"{run_id}:score:{name}"
 
 
 def scrubbed_rows(record: RunRecord, redact: Redactor) -> dict[str, list[dict[str, Any]]]:
@@ -179,7 +197,7 @@ def scrubbed_rows(record: RunRecord, redact: Redactor) -> dict[str, list[dict[st
     cells = [cell for sheet, sheet_rows in rows.items()  # one scan over the run's cells
              for cell in _rows.text_cells(sheet_rows, _rows.PAYLOAD_COLUMNS if sheet in CAPTURED_SHEETS else None)]
     _rows.scrub_cells(cells, redact)
-    return {name: rows[name] for name in SHEET_NAMES if rows.get(name)}
+    return {name: rows[name] for name in ALL_SHEET_NAMES if rows.get(name)}
 
 
 def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]],
@@ -254,20 +272,9 @@ def emit_record_spans(record: RunRecord, tracer: trace.Tracer, outer_span: trace
         record.count_error("span export")
 
 
-def write_record(record: RunRecord, store: Store, spool: Spool | None = None) -> None:
-    """Build, scrub and store the run's rows and its ``log_tests`` row in one transaction;
-    when the store cannot take them now, keep them in ``spool`` (written later).
-
-    Never raises: every failure is logged and counted in ``record.errors``.
-    """
-    entry = prepare_entry(record)
-    if entry is not None:
-        deliver(entry, store, spool, record)
-
-
 def prepare_entry(record: RunRecord) -> dict[str, Any] | None:
-    """The run's spans made (when bound for OTLP) and its scrubbed rows, as the entry
-    :func:`store_run` writes; None when they could not be built (counted)."""
+    """The run's spans made (when bound for OTLP) and its scrubbed rows, as the entry a writer
+    stores (plain data: a spool keeps it as JSON); None when they could not be built (counted)."""
     if record.otlp_endpoint and not record.spans:
         from .telemetry import otlp_tracer
 
@@ -287,60 +294,27 @@ def prepare_entry(record: RunRecord) -> dict[str, Any] | None:
         return None
 
 
-def deliver(entry: dict[str, Any], store: Store, spool: Spool | None, record: RunRecord) -> None:
-    """Store one run's scrubbed rows (see :func:`store_run`), or spool them while the store
-    cannot take them; after a success, what the spool holds is written too."""
-    if spool is None or spool.store_may_work():
-        try:
-            problems = store_run(store, entry)
-        except StoreUnavailable as exc:
-            if spool is None:
-                record.count_error(f"storing the run ({exc})")
-                return
-            spool.store_failed(exc)
-        except Exception:  # noqa: BLE001
-            record.count_error("storing the run")
-            return
-        else:
-            for problem in problems:
-                record.count_error(problem)
-            if spool is not None and spool.pending:
-                spool.replay(functools.partial(store_run, store))
-            return
-    record.errors += 1  # counted, not logged per run: the spool warned once
-    if not spool.add(entry):
-        record.count_error("spooling the run")
+def derived_rows(entry: Mapping[str, Any], stored: Mapping[str, int]) -> dict[str, list[dict[str, Any]]]:
+    """What a run's stored rows give, made in the transaction that stores them
+    (:meth:`Store.write_run`): its ``log_tests`` row from the rows the store took and, for a
+    credit run, whose log test gates it, the ``log_test`` score and the ``runs`` row with its
+    pass recomputed (:func:`evaluators.run_passed`)."""
+    from evaluators import log_test_score, run_passed
 
-
-def store_run(store: Store, entry: Mapping[str, Any]) -> list[str]:
-    """Write a run's rows (``entry``: made by :func:`write_record`, or read back from a
-    spool) and its ``log_tests`` row in one transaction; returns the problems met (a sheet
-    the store refused). A run's rows are stored with its ``runs`` row or not at all: a
-    refused ``runs`` row rolls the transaction back and raises."""
     rows: Mapping[str, list[dict[str, Any]]] = entry["rows"]
-    written = {name: len(sheet_rows) for name, sheet_rows in rows.items()}
-    stored: dict[str, int] = {}
-    problems = []
-    with store.transaction():  # the run's sheets and its log_tests row: one commit
-        for name, outcome in store.write_many(rows).items():
-            if isinstance(outcome, Exception):
-                if name == "runs":
-                    raise outcome
-                problems.append(f"storing {name}: {outcome}")
-            else:
-                stored[name] = outcome
-        if entry["verify"]:
-            try:
-                # a new run has no rows but those the store just accepted
-                counts = {name: stored.get(name, 0) for name in COUNTED_SHEETS}
-                store.replace("log_tests", [log_tests_row(
-                    entry["run_id"], entry["subject"], counts, profile=entry["profile"],
-                    required=entry["required"], written=written, redact=None)])
-            except StoreUnavailable:
-                raise
-            except Exception as exc:  # noqa: BLE001 - the run's rows stand without their verdict
-                problems.append(f"log_tests: {exc}")
-    return problems
+    written = {name: len(sheet_rows) for name, sheet_rows in rows.items() if name in COUNTED_SHEETS}
+    counts = {name: stored.get(name, 0) for name in COUNTED_SHEETS}  # a new run has no other rows
+    log = log_tests_row(entry["run_id"], entry["subject"], counts, profile=entry["profile"],
+                        required=entry["required"], written=written, redact=None)
+    out = {"log_tests": [log]}
+    if entry["profile"] == "credit" and rows.get("runs"):
+        scored = log_test_score(log["verification_status"])
+        run = dict(rows["runs"][0])
+        passed = run_passed(run.get("status"), [*(s.get("passed") for s in rows.get("scores", ())),
+                                                scored.result.passed])
+        run["passed"] = None if passed is None else int(passed)
+        out.update(scores=[score_row(entry["run_id"], scored)], runs=[run])
+    return out
 
 
 def log_tests_row(run_id: str, company_name: str | None, counts: Mapping[str, int], *, profile: str,

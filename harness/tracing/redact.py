@@ -1,9 +1,10 @@
 """Secret redaction: applied to every text cell, span attribute and log line before it
 leaves the process, and before any text is cut (see :func:`.encode.cut`).
 
-The rules (:mod:`.secret_rules`) are compiled once; a :class:`Redactor` adds the values of
-the host's secret-named environment variables and the patterns and functions an
-application gives ``Harness(redact=...)``.
+The rules (:mod:`.secret_rules`) are compiled once; a :class:`Redactor` adds the host's
+environment secrets (:func:`secret_values`: the values of its secret-named variables, the
+passwords of URLs in any) and the patterns and functions an application gives
+``Harness(redact=...)``.
 """
 
 from __future__ import annotations
@@ -14,11 +15,20 @@ import logging
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus, unquote
 
 import ahocorasick_rs
 
-from .secret_rules import MAX_FIXED_CHARS, MIN_ENV_SECRET_CHARS, RULES, SECRET_ENV_NAME, Rule
+from .. import config
+from .secret_rules import (
+    MAX_FIXED_CHARS,
+    MIN_ENV_SECRET_CHARS,
+    NOT_SECRET_ENV_NAMES,
+    RULES,
+    SECRET_ENV_NAME,
+    URL_PASSWORD,
+    Rule,
+)
 
 REDACTED = "[REDACTED]"
 
@@ -35,27 +45,40 @@ logger = logging.getLogger("harness")
 
 
 def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
-    """Values of the environment variables whose names say they hold a secret (``*_KEY``,
-    ``*_TOKEN``, ``*_SECRET``, ``*_PASSWORD``, ``*_PASS``, ``*_APIKEY``, ``*_CREDENTIALS``,
-    ``*_AUTH``), at least :data:`~.secret_rules.MIN_ENV_SECRET_CHARS` long."""
+    """The secrets of an environment: the values of the variables whose names say they hold
+    one (:data:`~.secret_rules.SECRET_ENV_NAME`: ``*_PWD``, ``*_TOKEN``, ``*_DSN`` ...), and the
+    passwords of URLs in any variable (``DATABASE_URL=postgresql://u:password@h/db``: the
+    password, as written and decoded; the URL itself stays readable, and its password is
+    redacted wherever the URL appears by the ``url-credentials`` rule). Values shorter than
+    :data:`~.secret_rules.MIN_ENV_SECRET_CHARS` are left out: they would match ordinary words."""
     env = os.environ if environ is None else environ
-    return [v for k, v in env.items() if len(v) >= MIN_ENV_SECRET_CHARS and SECRET_ENV_NAME.search(k)]
+    values: list[str] = []
+    for name, value in env.items():
+        if SECRET_ENV_NAME.search(name) and name.upper() not in NOT_SECRET_ENV_NAMES:
+            values.append(value)
+        for url in URL_PASSWORD.finditer(value):
+            values += {url["password"], unquote(url["password"])}
+    return [v for v in values if len(v) >= MIN_ENV_SECRET_CHARS]
 
 
 _host_secrets: tuple[dict[bytes, bytes] | None, list[str]] = (None, [])
 
 
 def host_secrets() -> list[str]:
-    """:func:`secret_values` of this process's environment, recomputed only when it changed."""
+    """:func:`secret_values` of this process's environment (recomputed only when it changed)
+    and of the ``.env`` file the configuration reads (:func:`harness.config.dotenv_values`),
+    whose secrets a library user never put in the environment."""
     global _host_secrets
+    dotenv = config.dotenv_values()
+    extra = secret_values(dotenv) if dotenv else []
     data = getattr(os.environ, "_data", None)
     if not isinstance(data, dict):
-        return secret_values()
+        return secret_values() + extra
     seen, values = _host_secrets
     if seen != data:
         values = secret_values()
         _host_secrets = (dict(data), values)
-    return values
+    return values + extra if extra else values
 
 
 def extra_rules(spec: ExtraRule | Iterable[ExtraRule] | None) -> tuple[re.Pattern[str] | Callable[[str], str], ...]:
@@ -90,8 +113,12 @@ def portable(rules: Iterable[re.Pattern[str] | Callable[[str], str]]) -> bool:
 
 
 def _forms(value: str) -> set[str]:
-    """A secret as it may appear: as is, escaped inside JSON text, quoted in a URL."""
-    return {value, json.dumps(value, ensure_ascii=False)[1:-1], quote(value, safe="")}
+    """A secret as it may appear: as is, escaped inside JSON text (once, or twice when the
+    text is itself a JSON string), in a Python repr, quoted in a URL (``/`` kept or not,
+    spaces as ``%20`` or ``+``)."""
+    escaped = json.dumps(value, ensure_ascii=False)[1:-1]
+    return {value, escaped, json.dumps(escaped, ensure_ascii=False)[1:-1], repr(value)[1:-1],
+            quote(value, safe=""), quote(value), quote_plus(value)}
 
 
 def _secret_groups(pattern: re.Pattern[str]) -> tuple[str, ...]:
@@ -100,7 +127,7 @@ def _secret_groups(pattern: re.Pattern[str]) -> tuple[str, ...]:
 
 class Redactor:
     """Replaces secrets with ``[REDACTED]``: what the rules of :mod:`.secret_rules`
-    recognise, the values of secret-named environment variables wherever they appear (read
+    recognise, the environment's secrets (:func:`secret_values`) wherever they appear (read
     from ``environ``, default this process's environment, unless ``secrets`` gives them:
     the host's, for a run written by the writer process), and ``extra`` (see
     :func:`extra_rules`). ``rules`` replaces the rule table (a test of one rule, a benchmark

@@ -1,7 +1,7 @@
 """Event records -> rows of ``langgraph_events``, ``llm_calls``, ``tool_calls`` and ``prompts``.
 
 Pure functions over a run's :class:`~harness.tracing.events.Event` records; the span emitter reads
-the same records. Meanings (DESIGN 5): ``step_number`` is the 1-based order of node
+the same records. Meanings (as docs/sheets.md states them): ``step_number`` is the 1-based order of node
 executions in the run (by start time) and every row made inside a node carries that node's
 step; ``parent_node`` is the node that contains the call; ``call_depth`` counts enclosing
 tool calls (0 = called from a node); ``parent_tool_id`` is the enclosing tool call's id.
@@ -86,17 +86,6 @@ class Tree:
                 tool_parent[e], depth[e] = tool_parent.get(parent), depth.get(parent, 0)
         text_id = {e: str(e.id) for e in events}
         return cls(events, by_id, parents, steps, owner, tool_parent, depth, text_id, attribute(events, agent_names))
-
-    def step_of(self, event: Event) -> int | None:
-        node = self.owner.get(event)
-        return self.steps.get(node) if node is not None else None
-
-    def enclosing_node(self, event: Event) -> Event | None:
-        """For a node: the node that contains it (subgraphs); for a call: its owning node."""
-        if event.kind != "node":
-            return self.owner.get(event)
-        parent = self.parent.get(event)
-        return self.owner.get(parent) if parent is not None else None
 
     def parent_text_id(self, event: Event) -> str | None:
         parent = self.parent.get(event)
@@ -325,6 +314,7 @@ def langgraph_event_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "status": e.status,
             "error": e.error,
             "timestamp": iso(e.end_ns),
+            "traceback": e.traceback,
             "handoff_to": e.handoff,
         })
     return rows
@@ -371,6 +361,7 @@ def llm_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "time_to_first_token_ms": (e.first_token_ns - e.start_ns) / 1e6 if e.first_token_ns else None,
             "price_table": costs.price_table(model, ctx.prices) if price else None,
             "parent_tool_id": tree.text_id[parent_tool] if parent_tool is not None else None,
+            "traceback": e.traceback,
             **_trace(ctx, e),
         })
     return rows
@@ -437,6 +428,7 @@ def tool_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "timestamp": iso(e.end_ns),
             "generated_by": "Us",
             "tool_call_id": tree.text_id[e],
+            "traceback": e.traceback,
             "handoff_to": e.handoff,
             **_trace(ctx, e),
         })
@@ -487,9 +479,10 @@ def captured_rows(ctx: RunContext, events: Sequence[Event]) -> tuple[Tree, dict[
 #: the harness produced. (A preview that was cut was scrubbed before the cut as well.)
 PAYLOAD_COLUMNS = frozenset({
     "company_name", "prompt", "response", "reasoning", "context", "current_task", "input_preview", "output_preview",
-    "tool_input", "tool_output",
+    "tool_input", "tool_output", "traceback",
     "error", "system_prompt", "user_prompt", "variables_json", "thread_id", "workflow", "batch_id", "experiment",
     "case_id", "checkpoint_ns", "prompt_id", "prompt_name", "category", "workflow_phase", "call_type",
+    "inputs", "outputs", "reference",
 })
 
 

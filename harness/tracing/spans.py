@@ -190,9 +190,10 @@ def emit_spans(
         span = spans[e.id]
         if e.status == "error":
             span.set_status(Status(StatusCode.ERROR, redact(e.error or "")))
-            span.add_event("exception", {"exception.type": e.error_type or "Exception",
-                                         "exception.message": redact(e.error or "")},
-                           timestamp=e.end_ns or end_ns)
+            attributes = {"exception.type": e.error_type or "Exception", "exception.message": redact(e.error or "")}
+            if e.traceback:
+                attributes["exception.stacktrace"] = redact(e.traceback)
+            span.add_event("exception", attributes, timestamp=e.end_ns or end_ns)
         elif e.status == "interrupted":
             span.set_attribute("harness.interrupted", True)
             span.set_status(Status(StatusCode.OK))

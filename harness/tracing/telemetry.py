@@ -3,7 +3,6 @@ exporter when ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set, else nowhere (no spans are
 
 from __future__ import annotations
 
-import os
 import socket
 import threading
 from urllib.parse import urlsplit
@@ -11,8 +10,8 @@ from urllib.parse import urlsplit
 from opentelemetry import trace
 from opentelemetry.trace import ProxyTracerProvider, NoOpTracerProvider
 
-ENV_OTLP_ENDPOINT = "OTEL_EXPORTER_OTLP_ENDPOINT"
-ENV_SERVICE_NAME = "OTEL_SERVICE_NAME"
+from .. import config
+
 INSTRUMENTATION_NAME = "harness"
 
 _lock = threading.Lock()
@@ -57,7 +56,7 @@ def _otlp_provider(endpoint: str) -> trace.TracerProvider:
             from opentelemetry.sdk.trace import TracerProvider
             from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-            resource = Resource.create({"service.name": os.environ.get(ENV_SERVICE_NAME, "harness")})
+            resource = Resource.create({"service.name": config.value("OTEL_SERVICE_NAME") or "harness"})
             provider = TracerProvider(resource=resource)
             provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=traces_url(endpoint))))
             _own_providers[endpoint] = provider
@@ -70,7 +69,7 @@ def resolve_tracer(provider: trace.TracerProvider | None = None) -> trace.Tracer
         return provider.get_tracer(INSTRUMENTATION_NAME)
     if _global_provider_set():
         return trace.get_tracer(INSTRUMENTATION_NAME)
-    endpoint = os.environ.get(ENV_OTLP_ENDPOINT)
+    endpoint = otlp_endpoint()
     if endpoint:
         return _otlp_provider(endpoint).get_tracer(INSTRUMENTATION_NAME)
     return None
@@ -82,7 +81,12 @@ def span_destination(provider: trace.TracerProvider | None = None) -> str | None
     (which the writer process can run as well as the host), None for no spans."""
     if provider is not None or _global_provider_set():
         return "host"
-    return "otlp" if os.environ.get(ENV_OTLP_ENDPOINT) else None
+    return "otlp" if otlp_endpoint() else None
+
+
+def otlp_endpoint() -> str | None:
+    """``$OTEL_EXPORTER_OTLP_ENDPOINT``: where the harness's own exporter sends spans."""
+    return config.value("OTEL_EXPORTER_OTLP_ENDPOINT")
 
 
 def otlp_tracer(endpoint: str) -> trace.Tracer:

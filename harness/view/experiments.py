@@ -1,5 +1,6 @@
 """The report's experiment sections: a summary per experiment from its runs rows, and the
-comparison of two experiments (the dict ``Comparison.to_dict()`` gives) with its intervals.
+comparison of two experiments (the dict ``Comparison.to_dict()`` gives) with its intervals,
+in the words of ``harness compare`` (:mod:`.comparison`).
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evaluators import aggregate
+from evaluators import aggregate, pass_rate
 
 from . import plots
+from .comparison import (VERDICT_MEANINGS, ci_heading, gate_state, holm_sentence, interval_ends, needed_sentence,
+                         p_text)
 from .formats import MISSING, duration, money, number, score
 from .plots import Scale
 
@@ -38,7 +41,8 @@ class ExperimentSummary:
     priced: int
     evaluation_mean: float | None
     evaluated: int
-    pass_rate: float | None = None  # passed runs / runs with a stored pass (runs.passed)
+    pass_rate: float | None = None  # passed runs / runs with a pass (runs.passed: evaluators.run_passed)
+    judged: int = 0  # runs with a pass
 
 
 def _p95(values: Sequence[float]) -> float:
@@ -62,8 +66,7 @@ def summarise(name: str, rows: Sequence[Mapping[str, Any]]) -> ExperimentSummary
         tokens_total=int(sum(tokens)), tokens_mean=aggregate(tokens).mean if tokens else None,
         cost_total=math.fsum(costs) if costs else None, priced=len(costs),
         evaluation_mean=aggregate(scores).mean if scores else None, evaluated=len(scores),
-        pass_rate=(sum(r["passed"] == 1 for r in judged) / len(judged)) if (judged := [
-            r for r in rows if r.get("passed") is not None]) else None)
+        **dict(zip(("pass_rate", "judged"), pass_rate(r.get("passed") for r in rows))))
 
 
 def summarise_all(rows: Iterable[Mapping[str, Any]], order: Sequence[str] = ()) -> list[ExperimentSummary]:
@@ -94,7 +97,7 @@ def summaries_html(summaries: Sequence[ExperimentSummary], rows: Iterable[Mappin
             "<th>Evaluation score (mean)</th></tr>")
     body = "".join(
         f"<tr><td>{_e(s.name)}</td><td class=num>{s.runs:,}</td><td class=num>{s.completed:,}</td>"
-        f"<td class=num>{s.failed:,}</td><td class=num>{s.cases:,}</td><td class=num>{_rate(s.pass_rate)}</td>"
+        f"<td class=num>{s.failed:,}</td><td class=num>{s.cases:,}</td><td class=num>{_rate(s.pass_rate)}{_of(s.judged, s.runs, 'with a pass')}</td>"
         f"<td class=num>{duration(s.latency_median_ms)}</td><td class=num>{duration(s.latency_p95_ms)}</td>"
         f"<td class=num>{number(s.tokens_mean, 3)}</td>"
         f"<td class=num>{money(s.cost_total)}{_of(s.priced, s.runs, 'priced')}</td>"
@@ -128,12 +131,15 @@ def _of(part: int, whole: int, what: str) -> str:
 
 #: How each compared metric's values read (the rest: three significant digits).
 _METRIC_FORMATS = {"latency_ms": duration, "total_cost": money, "total_tokens": lambda v: number(v, 4)}
-_VERDICT_COLOURS = {"regressed": "#b33a3a", "improved": "#3a9a5b", "unchanged": "#5f6b7a"}
+_VERDICT_COLOURS = {"regressed": "#b33a3a", "improved": "#3a9a5b", "no_change": "#3a9a5b",
+                    "inconclusive": "#a07800"}
 
 
 def _value(metric: str, value: Any) -> str:
     if not isinstance(value, (int, float)):
         return MISSING
+    if math.isinf(value):
+        return "−∞" if value < 0 else "∞"
     return _METRIC_FORMATS.get(metric, lambda v: number(v, 3))(value)
 
 
@@ -144,58 +150,71 @@ def _signed(metric: str, value: Any) -> str:
     return text if value == 0 else ("+" if value > 0 else "−") + text
 
 
-def ci_svg(delta: float | None, low: float | None, high: float | None, verdict: str) -> str:
-    """The delta and its confidence interval on an axis centred on zero (no change)."""
-    known = [abs(v) for v in (delta, low, high) if isinstance(v, (int, float)) and math.isfinite(v)]
+def ci_svg(delta: float | None, low: float | None, high: float | None, verdict: str, margin: float | None = None,
+           level: float | None = None) -> str:
+    """The delta and its interval on an axis centred on zero (no change), the margin's
+    band shaded; an end the test could not bound runs to the edge."""
+    known = [abs(v) for v in (delta, low, high, margin) if isinstance(v, (int, float)) and math.isfinite(v)]
     reach = max(known, default=0.0) * 1.15 or 1.0
     width, height, mid = 160, 18, 80
 
     def x(v: float) -> float:
-        return round(mid + v / reach * (mid - 6), 2)
+        return round(mid + max(-1.0, min(1.0, v / reach)) * (mid - 6), 2)
 
     colour = _VERDICT_COLOURS.get(verdict, "#5f6b7a")
-    parts = [f"<line x1={mid} y1=2 x2={mid} y2={height - 2} stroke='#b8c2cc' stroke-dasharray='2 2'/>"]
+    parts = []
+    if isinstance(margin, (int, float)) and margin > 0:
+        parts.append(f"<rect class=margin x={x(-margin)} y=3 width={round(x(margin) - x(-margin), 2)} height=12 "
+                     "fill='#eef3ea'/>")
+    parts.append(f"<line x1={mid} y1=2 x2={mid} y2={height - 2} stroke='#b8c2cc' stroke-dasharray='2 2'/>")
     if isinstance(low, (int, float)) and isinstance(high, (int, float)):
         parts.append(f"<line class=ci x1={x(low)} y1=9 x2={x(high)} y2=9 stroke='{colour}' stroke-width=3 "
                      "stroke-linecap=round/>")
     if isinstance(delta, (int, float)):
         parts.append(f"<circle cx={x(delta)} cy=9 r=4 fill='{colour}'/>")
+    label = f"{level:.0%}" if isinstance(level, (int, float)) else "the"
     return (f"<svg class=ci-plot width={width} height={height} viewBox='0 0 {width} {height}' role=img "
-            f"aria-label='delta and 95% interval'>{''.join(parts)}</svg>")
+            f"aria-label='delta and {label} interval'>{''.join(parts)}</svg>")
 
 
 def comparison_html(comparison: Mapping[str, Any]) -> str:
-    """Two experiments compared, from ``Comparison.to_dict()``: per metric both values, the
-    delta with its 95% interval (drawn), the test and its p-value, the effect size and the
-    verdict; the cases that could not be paired are named."""
+    """Two experiments compared, from ``Comparison.to_dict()``, in the words of ``harness
+    compare``: per metric whether it gates, both values, the delta with its interval (drawn,
+    with the margin), the p-value of the reported direction, the test, the effect size and
+    the verdict; then the warnings, what inconclusive gated metrics would need, and the gate."""
     a, b = str(comparison.get("a")), str(comparison.get("b"))
-    regressed = bool(comparison.get("regressed"))
-    unpaired = comparison.get("unpaired") or {}
-    a_only, b_only = list(unpaired.get("a_only") or []), list(unpaired.get("b_only") or [])
     rows = []
     for m in comparison.get("metrics") or []:
         name, verdict = str(m.get("name")), str(m.get("verdict") or "")
-        p = m.get("p_value")
+        low, high = interval_ends(m)
+        badge = (f"<span class='badge {_e(verdict)}'>{_e(verdict or MISSING)}</span>" if m.get("gated") else
+                 f"<span class='badge ungated'>{_e(verdict or MISSING)}</span> <span class=muted>not gating</span>")
         rows.append(
-            f"<tr class='verdict-{_e(verdict)}'><td>{_e(name)}</td>"
+            f"<tr class='verdict-{_e(verdict)}'><td>{_e(name)}</td><td>{'gate' if m.get('gated') else 'no'}</td>"
             f"<td>{'higher' if m.get('higher_is_better') else 'lower'}</td><td class=num>{_e(m.get('n', MISSING))}</td>"
             f"<td class=num>{_value(name, m.get('a'))}</td><td class=num>{_value(name, m.get('b'))}</td>"
             f"<td class=num>{_signed(name, m.get('delta'))}</td>"
-            f"<td class=num>[{_signed(name, m.get('ci_low'))}, {_signed(name, m.get('ci_high'))}]</td>"
-            f"<td>{ci_svg(m.get('delta'), m.get('ci_low'), m.get('ci_high'), verdict)}</td>"
-            f"<td class=num>{number(p, 3) if isinstance(p, (int, float)) else MISSING}</td>"
+            f"<td class=num>{f'[{_signed(name, low)}, {_signed(name, high)}]' if m.get('n') else MISSING}</td>"
+            f"<td>{ci_svg(m.get('delta'), low, high, verdict, m.get('margin'), m.get('ci_level'))}</td>"
+            f"<td class=num>{'±' + _value(name, m.get('margin')) if isinstance(m.get('margin'), (int, float)) else MISSING}</td>"
+            f"<td class=num>{_e(p_text(m))}</td>"
             f"<td>{_e(m.get('test') or MISSING)}</td><td class=num>{_signed('', m.get('effect_size'))}</td>"
-            f"<td><span class='badge {_e(verdict)}'>{_e(verdict or MISSING)}</span></td></tr>")
-    unpaired_text = "".join(
-        f"<p class=muted>{len(ids):,} case{'s' if len(ids) != 1 else ''} only in {_e(side)}: "
-        f"{_e(', '.join(map(str, ids[:20])))}{' …' if len(ids) > 20 else ''}</p>"
-        for side, ids in ((a, a_only), (b, b_only)) if ids)
-    verdict = ("<span class='badge regressed'>regressed</span> a quality metric is worse with its interval "
-               "wholly on the worse side" if regressed else
-               "<span class='badge unchanged'>no regression</span> no quality metric regressed")
+            f"<td>{badge}</td></tr>")
+    notes = [f"<p><span class='badge warning'>warning</span> {_e(w)}</p>" for w in comparison.get("warnings") or []]
+    if (holm := holm_sentence(comparison)) is not None:
+        notes.append(f"<p>{_e(holm)}</p>")
+    for m in comparison.get("metrics") or []:
+        name = str(m.get("name"))
+        if m.get("gated") and (sentence := needed_sentence(
+                m, comparison, lambda v, signed, name=name: (_signed if signed else _value)(name, v))):
+            notes.append(f"<p>{_e(sentence)}</p>")
+    state, sentence = gate_state(comparison)
+    gate = f"<span class='badge {'ok' if state == 'passed' else state}'>gate</span> {_e(sentence)}"
+    meanings = "; ".join(f"{_e(v)}: {_e(text)}" for v, text in VERDICT_MEANINGS.items())
     return (f"<section id=comparison><h2>Comparison: {_e(a)} → {_e(b)}</h2>"
-            f"<p>{verdict} · {_e(comparison.get('paired_cases', MISSING))} paired cases · alpha "
-            f"{_e(comparison.get('alpha', MISSING))} · delta = {_e(b)} − {_e(a)}, 95% paired bootstrap interval</p>"
-            f"{unpaired_text}<table class=summary><thead><tr><th>Metric</th><th>Better</th><th>n</th>"
-            f"<th>{_e(a)}</th><th>{_e(b)}</th><th>Delta</th><th>95% CI</th><th></th><th>p</th><th>Test</th>"
-            f"<th>Effect size</th><th>Verdict</th></tr></thead><tbody>{''.join(rows)}</tbody></table></section>")
+            f"<p>{gate} · {_e(comparison.get('paired_cases', MISSING))} paired cases · alpha "
+            f"{_e(comparison.get('alpha', MISSING))} · delta = {_e(b)} − {_e(a)}</p>{''.join(notes)}"
+            f"<table class=summary><thead><tr><th>Metric</th><th>Gate</th><th>Better</th><th>n</th>"
+            f"<th>{_e(a)}</th><th>{_e(b)}</th><th>Delta</th><th>{_e(ci_heading(comparison))}</th><th></th>"
+            f"<th>Margin</th><th>p</th><th>Test</th><th>Effect size</th><th>Verdict</th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table><p class=muted>{meanings}</p></section>")

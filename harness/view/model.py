@@ -6,6 +6,7 @@ JSON (``--json``, :meth:`RunView.to_dict`) and HTML (``harness report``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -27,14 +28,48 @@ def epoch_ms(iso: str | None) -> float | None:
 
 
 @dataclass(frozen=True, slots=True)
+class Frame:
+    """One frame of a stored traceback: where it ran and the line it ran."""
+
+    file: str
+    line: int
+    function: str
+    source: str  # empty when the source was not at hand
+
+
+_FRAME = re.compile(r'  File "(?P<file>.*)", line (?P<line>\d+), in (?P<function>.*)')
+
+
+def last_frames(traceback: str | None, count: int = 3) -> list[Frame]:
+    """The innermost ``count`` frames of a traceback as the store keeps it (Python's layout),
+    the innermost last; of a chained one, those of the exception raised last: where it failed."""
+    if not traceback:
+        return []
+    lines = traceback.splitlines()
+    start = max((i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last)")),
+                default=0)
+    frames: list[Frame] = []
+    for i in range(start, len(lines)):
+        found = _FRAME.fullmatch(lines[i])
+        if found:
+            below = lines[i + 1] if i + 1 < len(lines) else ""
+            source = below.strip() if below.startswith("    ") and not _FRAME.fullmatch(below) else ""
+            frames.append(Frame(found["file"], int(found["line"]), found["function"], source))
+    return frames[-count:] if count > 0 else []
+
+
+@dataclass(frozen=True, slots=True)
 class TreeEntry:
     """One node execution, model call or tool call, with what happened inside it.
 
     ``details`` holds the kind's own fields: a node's ``step``, ``langgraph_step`` and
     ``subgraph_depth``; a model call's ``model``, tokens, ``cost`` and
     ``time_to_first_token_ms``; a tool call's ``call_depth``; every kind's ``input`` and
-    ``output``, and its ``agent`` and ``agent_path`` (see ``agent_name``, ``agent_path`` in
-    the sheets); a node's or tool call's ``handoff_to``, where a handoff went.
+    ``output`` (a model call's prompt and response, a tool call's input and output whole;
+    a node's as the store keeps them, previews cut at its preview limit). ``traceback``:
+    where a failed entry failed, as the store keeps it (see :func:`last_frames`). Every
+    kind's ``agent`` and ``agent_path`` (see ``agent_name``, ``agent_path`` in the sheets); a
+    node's or tool call's ``handoff_to``, where a handoff went.
     """
 
     kind: EntryKind
@@ -46,11 +81,13 @@ class TreeEntry:
     error: str | None
     details: Mapping[str, Any] = field(default_factory=dict)
     children: tuple[TreeEntry, ...] = ()
+    traceback: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "name": self.name, "started_at": self.started_at,
-                "duration_ms": self.duration_ms, "status": self.status, "error": self.error, "id": self.id,
-                **self.details, "children": [child.to_dict() for child in self.children]}
+                "duration_ms": self.duration_ms, "status": self.status, "error": self.error,
+                "traceback": self.traceback, "id": self.id, **self.details,
+                "children": [child.to_dict() for child in self.children]}
 
     def walk(self, depth: int = 0) -> Iterator[tuple[int, TreeEntry]]:
         """This entry and everything under it, depth first, in the order things happened."""

@@ -26,9 +26,9 @@ LIST_COLUMNS = ("run_id", "timestamp", "started_at", "workflow", "company_name",
 
 _EVENT_COLUMNS = ("run_id", "event_id", "parent_event_id", "event_kind", "event_name", "status", "error",
                   "timestamp", "duration_ms", "step_number", "langgraph_step", "subgraph_depth",
-                  "input_preview", "output_preview", "agent_name", "agent_path", "handoff_to")
+                  "input_preview", "output_preview", "traceback", "agent_name", "agent_path", "handoff_to")
 _LLM_COLUMNS = ("run_id", "llm_call_id", "model", "prompt_tokens", "completion_tokens", "total_tokens",
-                "total_cost", "time_to_first_token_ms", "usage_source", "status", "error")
+                "total_cost", "time_to_first_token_ms", "usage_source", "status", "error", "prompt", "response")
 _TOOL_COLUMNS = ("run_id", "tool_call_id", "tool_input", "tool_output", "status", "error", "call_depth", "handoff_to")
 #: Sheet -> the columns a run's scores come from.
 _SCORE_COLUMNS = {
@@ -45,6 +45,8 @@ _SCORE_COLUMNS = {
                       "answer_details"),
     "log_tests": ("run_id", "verification_status", "profile", "total_sheets_logged"),
 }
+#: The columns of a run's scores (the scores sheet) a view shows.
+_SCORES_COLUMNS = ("run_id", "name", "value", "passed", "explanation", "source", "scorer", "error")
 #: Runs read per query when many are loaded at once (the report).
 _CHUNK = 400
 
@@ -94,8 +96,9 @@ def load_run(store: Store, run_id: str) -> RunView:
 
 def load_runs(store: Store, run_ids: Sequence[str], *, clip: int | None = None) -> Iterator[RunView]:
     """The runs of ``run_ids`` that the store has, in that order, read a few hundred at a time;
-    ``clip`` cuts payloads (previews, tool input and output) to that many characters and
-    leaves them as the text they are stored as (a glimpse needs no decoding)."""
+    ``clip`` cuts payloads (previews, prompts, responses, tool input and output) to that many
+    characters and leaves them as the text they are stored as (a cut JSON text cannot be
+    decoded)."""
     for start in range(0, len(run_ids), _CHUNK):
         chunk = list(run_ids[start:start + _CHUNK])
         runs = {row["run_id"]: row for row in store.rows("runs", chunk)}
@@ -104,15 +107,16 @@ def load_runs(store: Store, run_ids: Sequence[str], *, clip: int | None = None) 
         ids = list(runs)
         events = _grouped(store.rows("langgraph_events", ids, columns=_EVENT_COLUMNS, clip=clip,
                                      decode_json=clip is None))
-        llm = _grouped(store.rows("llm_calls", ids, columns=_LLM_COLUMNS))
+        llm = _grouped(store.rows("llm_calls", ids, columns=_LLM_COLUMNS, clip=clip))
         tools = _grouped(store.rows("tool_calls", ids, columns=_TOOL_COLUMNS, clip=clip, decode_json=clip is None))
         scored = {sheet: {row["run_id"]: row for row in store.rows(sheet, ids, columns=columns)}
                   for sheet, columns in _SCORE_COLUMNS.items()}
+        listed = _grouped(store.rows("scores", ids, columns=_SCORES_COLUMNS))
         for run_id in chunk:
             if run_id in runs:
                 run = runs[run_id]
                 yield _view(run, events.get(run_id, []), llm.get(run_id, []), tools.get(run_id, []),
-                            {sheet: rows.get(run_id) for sheet, rows in scored.items()})
+                            {sheet: rows.get(run_id) for sheet, rows in scored.items()}, listed.get(run_id, []))
 
 
 def _grouped(rows: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -123,7 +127,8 @@ def _grouped(rows: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
 
 
 def _view(run: dict[str, Any], events: list[dict[str, Any]], llm: list[dict[str, Any]],
-          tools: list[dict[str, Any]], scored: Mapping[str, dict[str, Any] | None]) -> RunView:
+          tools: list[dict[str, Any]], scored: Mapping[str, dict[str, Any] | None],
+          listed: list[dict[str, Any]]) -> RunView:
     executions = _executions(events)
     calls = {row["llm_call_id"]: row for row in llm} | {row["tool_call_id"]: row for row in tools}
     tree = _tree(executions, calls)
@@ -135,7 +140,9 @@ def _view(run: dict[str, Any], events: list[dict[str, Any]], llm: list[dict[str,
     start = next((t for t in (epoch_ms(graph and graph["started_at"]), epoch_ms(run.get("started_at")),
                               min((s for s, _ in times), default=None)) if t is not None), None)
     span = max(end - start for _, end in times) if times and start is not None else (run.get("total_time_ms") or 0.0)
-    return RunView(run=run, tree=tree, scores=_scores(run, scored), started_ms=start, span_ms=span)
+    scores = {"passed": None if run.get("passed") is None else bool(run["passed"]),
+              "list": [{k: v for k, v in row.items() if k != "run_id"} for row in listed], **_scores(run, scored)}
+    return RunView(run=run, tree=tree, scores=scores, started_ms=start, span_ms=span)
 
 
 def _executions(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -147,13 +154,14 @@ def _executions(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             e = out[row["event_id"]] = {
                 "id": row["event_id"], "parent": row["parent_event_id"], "kind": row["event_kind"],
                 "name": row["event_name"], "started_at": None, "duration_ms": None, "status": "unfinished",
-                "error": None, "input": None, "output": None, "step": row["step_number"],
+                "error": None, "traceback": None, "input": None, "output": None, "step": row["step_number"],
                 "langgraph_step": row["langgraph_step"], "subgraph_depth": row["subgraph_depth"],
                 "agent": row["agent_name"], "agent_path": row["agent_path"] or row["agent_name"], "handoff_to": None}
         if row["status"] == "started":
             e["started_at"], e["input"] = row["timestamp"], row["input_preview"]
         else:
             e["status"], e["error"], e["output"] = row["status"], row["error"], row["output_preview"]
+            e["traceback"] = row["traceback"]
             e["duration_ms"], e["handoff_to"] = row["duration_ms"], row["handoff_to"]
             if e["started_at"] is None:  # no start row: place it by its end and duration
                 e["started_at"] = _before(row["timestamp"], row["duration_ms"])
@@ -188,7 +196,7 @@ def _tree(executions: dict[str, dict[str, Any]], calls: Mapping[str, dict[str, A
         status, error, details = _details(e, calls.get(eid))
         return TreeEntry(kind=e["kind"], id=eid, name=e["name"], started_at=e["started_at"],
                          duration_ms=e["duration_ms"], status=status, error=error, details=details,
-                         children=tuple(build(k) for k in kids))
+                         children=tuple(build(k) for k in kids), traceback=e["traceback"])
 
     top = sorted(children.get(None, []), key=lambda k: (executions[k]["started_at"] or "", order[k]))
     return tuple(build(eid) for eid in top)
@@ -208,7 +216,10 @@ def _details(e: dict[str, Any], call: dict[str, Any] | None) -> tuple[Any, str |
             **agent, "model": call.get("model"), "prompt_tokens": call.get("prompt_tokens"),
             "completion_tokens": call.get("completion_tokens"), "total_tokens": call.get("total_tokens"),
             "cost": call.get("total_cost"), "time_to_first_token_ms": call.get("time_to_first_token_ms"),
-            "usage_source": call.get("usage_source"), "input": e["input"], "output": e["output"]}
+            "usage_source": call.get("usage_source"),
+            # the call's row has the prompt and response whole; the events only their previews
+            "input": call["prompt"] if call.get("prompt") is not None else e["input"],
+            "output": call["response"] if call.get("response") is not None else e["output"]}
     if call.get("status") == "fail" and status == "ok":  # the tool answered with an error message
         status, error = "error", call.get("error")
     return status, error, {
@@ -231,7 +242,7 @@ def _json_or_text(preview: str | None) -> Any:
 
 def _case(run: Mapping[str, Any], metrics: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """A dataset case's outcome: passed, and the answer check (what was compared, its score)."""
-    if run.get("passed") is None:
+    if run.get("case_id") is None or run.get("passed") is None:
         return None
     details = (metrics or {}).get("answer_details")
     answer = details if isinstance(details, dict) and "check" in details else None
@@ -274,3 +285,29 @@ def _scores(run: Mapping[str, Any], scored: Mapping[str, dict[str, Any] | None])
         "log_test": log and {"status": log["verification_status"], "profile": log["profile"],
                              "sheets_logged": log["total_sheets_logged"]},
     }
+
+
+def score_summary(store: Store, run_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """Per score name of the runs (in the order names first appear): runs scored, the mean
+    value, how many passed of the runs it gates, how many could not be scored and the first
+    such error, and its source."""
+    out: dict[str, dict[str, Any]] = {}
+    for start in range(0, len(run_ids), _CHUNK):
+        for row in store.rows("scores", list(run_ids[start:start + _CHUNK]),
+                              columns=["name", "value", "passed", "source", "error", "run_id"]):
+            entry = out.setdefault(row["name"], {"name": row["name"], "source": row["source"], "runs": 0,
+                                                 "values": [], "passed": 0, "gated": 0, "errors": 0,
+                                                 "first_error": None})
+            entry["runs"] += 1
+            if row["value"] is not None:
+                entry["values"].append(row["value"])
+            if row["passed"] is not None:
+                entry["gated"] += 1
+                entry["passed"] += int(row["passed"])
+            if row["error"]:
+                entry["errors"] += 1
+                entry["first_error"] = entry["first_error"] or f"run {row['run_id']}: {row['error']}"
+    for entry in out.values():
+        values = entry.pop("values")
+        entry["mean"] = sum(values) / len(values) if values else None
+    return list(out.values())

@@ -3,7 +3,8 @@
 The file carries its data, script and styles inline and fetches nothing, so it opens
 offline and can be mailed. The run list renders lazily (only the rows in view exist in the
 page), so ten thousand runs scroll, sort and filter as fast as ten; a run's waterfall and
-scores are drawn when it is opened.
+scores are drawn when it is opened, and a call picked in the waterfall shows in full
+(input, output, tokens, cost, timings, error and traceback) in the panel beside it.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ import html
 import json
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..schema import truncation_marker
 from ..store import Store
 from .experiments import comparison_html, summaries_html, summarise_all
 from .formats import abbreviate, money, number
@@ -29,8 +31,13 @@ from .read import list_runs, load_runs
 
 #: Runs in a report unless ``limit`` says otherwise: the newest of the selection.
 DEFAULT_LIMIT = 10_000
-#: Characters of an input or output kept for the hover of a model or tool call.
-PREVIEW = 200
+#: Characters of one payload (an input, output, prompt, response or error) a report carries:
+#: beyond them it ends with the truncation marker (``harness show RUN --json`` has it whole).
+#: Generous, and a bound: ten thousand runs with a large payload each stay a file a browser opens.
+FIELD_CHARS = 100_000
+#: Runs per packed block of details: opening a run unpacks only its block (a few hundred
+#: kilobytes), however many runs the report holds.
+BLOCK_RUNS = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,20 +62,44 @@ def _round(value: float | None, digits: int = 3) -> float | None:
 _KINDS = {"node": 0, "llm": 1, "tool": 2}
 
 
-def _entry(view: RunView, depth: int, e: TreeEntry) -> list[Any]:
-    """One waterfall row: kind, name, start (ms after the run's start), duration, status,
-    error, depth, then the kind's own fields."""
+def _bounded(value: Any) -> Any:
+    """A payload as the report carries it: at most :data:`FIELD_CHARS` characters of text
+    (read from the store at most one character beyond, so a longer one is known to be cut,
+    not how long it was), JSON data as it is."""
+    if isinstance(value, str) and len(value) > FIELD_CHARS:
+        marker = truncation_marker(FIELD_CHARS, at_least=True)
+        return value[:FIELD_CHARS - len(marker)] + marker
+    return value
+
+
+def _decoded(value: Any) -> Any:
+    """A tool's input or output, read as its stored JSON text: the data, or the text cut."""
+    if isinstance(value, str) and len(value) <= FIELD_CHARS:
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return _bounded(value)
+
+
+def _entry(view: RunView, depth: int, e: TreeEntry) -> dict[str, Any]:
+    """One waterfall row and all the panel shows of it, with short keys (a report carries
+    thousands): kind, name, start (ms after the run's timeline starts), duration, status and
+    depth; the error, traceback, input and output when there are; then the kind's own fields."""
     d = e.details
-    row = [_KINDS[e.kind], e.name, _round(view.offset_ms(e)), _round(e.duration_ms), e.status,
-           abbreviate(e.error, 400) or None, depth]
+    row: dict[str, Any] = {"k": _KINDS[e.kind], "n": e.name, "t": _round(view.offset_ms(e)),
+                           "d": _round(e.duration_ms), "st": e.status, "dp": depth}
+    payloads = {"err": _bounded(e.error), "tb": e.traceback,
+                "in": _decoded(d.get("input")) if e.kind == "tool" else _bounded(d.get("input")),
+                "out": _decoded(d.get("output")) if e.kind == "tool" else _bounded(d.get("output"))}
     if e.kind == "node":
-        row += [d.get("step"), d.get("subgraph_depth")]
+        fields = {"step": d.get("step"), "lg": d.get("langgraph_step"), "sd": d.get("subgraph_depth")}
     elif e.kind == "llm":
-        row += [d.get("model"), d.get("prompt_tokens"), d.get("completion_tokens"), d.get("cost"),
-                _round(d.get("time_to_first_token_ms")), abbreviate(d.get("input"), PREVIEW),
-                abbreviate(d.get("output"), PREVIEW)]
+        fields = {"model": d.get("model"), "pt": d.get("prompt_tokens"), "ct": d.get("completion_tokens"),
+                  "cost": d.get("cost"), "ttft": _round(d.get("time_to_first_token_ms")), "us": d.get("usage_source")}
     else:
-        row += [abbreviate(d.get("input"), PREVIEW), abbreviate(d.get("output"), PREVIEW)]
+        fields = {"cd": d.get("call_depth")}
+    row.update((k, v) for k, v in {**payloads, **fields}.items() if v is not None)
     return row
 
 
@@ -90,17 +121,19 @@ def run_data(view: RunView) -> dict[str, Any]:
         "st": r.get("status"), "ms": _round(r.get("total_time_ms")), "tok": r.get("total_tokens"),
         "cost": r.get("total_cost"), "eval": r.get("evaluation_score"), "exp": r.get("experiment"),
         "case": r.get("case_id"), "model": r.get("model"), "err": abbreviate(r.get("error"), 400) or None,
+        "start": r.get("started_at"),
     }
 
 
 def detail(view: RunView) -> dict[str, Any]:
     """What an opened run shows: its waterfall (one row per node, model call and tool call,
-    depth first), the length of its timeline and its scores; beside the rows, where a
-    handoff went (``handoffs``) and, for a run of several agents (:meth:`RunView.agents`),
-    each row's agent (``agents``), which the waterfall colours."""
+    depth first, each with all the panel shows of it), where and how long its timeline is
+    (``t0``: epoch ms), its whole error and its scores; beside the rows, where a handoff went
+    (``handoffs``) and, for a run of several agents (:meth:`RunView.agents`), each row's
+    agent (``agents``), which the waterfall colours."""
     entries = list(view.entries())
     out = {"rows": [_entry(view, depth, e) for depth, e in entries], "span": _round(view.span_ms),
-           "scores": _scores(view.scores)}
+           "t0": _round(view.started_ms), "err": _bounded(view.run.get("error")), "scores": _scores(view.scores)}
     agents = view.agents()
     if agents is not None:
         out["agents"] = [agents.get(e.id) for _, e in entries]
@@ -112,9 +145,37 @@ def detail(view: RunView) -> dict[str, Any]:
 def packed(data: Any) -> str:
     """``data`` as gzip-compressed JSON in base64: the runs' details, most of a report's bytes,
     shrink several times over (prompts and tool payloads repeat from run to run), and the page
-    unpacks them with the browser's own ``DecompressionStream`` after showing the list."""
+    unpacks them with the browser's own ``DecompressionStream``."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str).encode()
     return base64.b64encode(gzip.compress(text, compresslevel=6, mtime=0)).decode("ascii")
+
+
+#: The keys of a waterfall row that hold payloads (see :func:`tabled`).
+PAYLOAD_KEYS = ("in", "out", "err", "tb")
+
+
+def tabled(details: list[dict[str, Any]]) -> dict[str, Any]:
+    """A block of runs' details (:func:`detail`, changed in place) as ``runs``, whose rows keep
+    the places of their payloads in ``values``. The values are in the order of what they are
+    (kind, name, key): the same node's input of every run of the block side by side, so that
+    gzip, which finds repeats only 32 KB back, finds those of runs far apart (a report five
+    times smaller); a text that repeats is kept once."""
+    places = [((e["k"], e["n"], key), e, key) for d in details for e in d["rows"] for key in PAYLOAD_KEYS if key in e]
+    places.sort(key=lambda place: place[0])
+    values: list[Any] = []
+    seen: dict[str, int] = {}
+    for _, e, key in places:
+        value = e[key]
+        at = seen.get(value) if isinstance(value, str) else None
+        if at is None:
+            at = len(values)
+            values.append(value)
+            if isinstance(value, str):
+                seen[value] = at
+        e[key] = at
+    return {"runs": details, "values": values}
+
+
 
 
 def _json_for_script(data: Any) -> str:
@@ -122,21 +183,37 @@ def _json_for_script(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str).replace("<", "\\u003c")
 
 
-def render(views: Sequence[RunView], *, source: str, selected: int | None = None,
+def render(views: Iterable[RunView], *, source: str, selected: int | None = None,
            experiments: Sequence[str] = (), comparison: Mapping[str, Any] | None = None) -> str:
     """The page for ``views`` (newest first) from ``source`` (the store's location);
     ``experiments`` come first among the summaries, in that order; ``comparison`` is a
-    two-experiment comparison as ``Comparison.to_dict()`` gives it."""
-    rows = [view.run for view in views]
-    data = {"runs": [run_data(v) for v in views], "source": source}
-    details = packed([detail(v) for v in views])
+    two-experiment comparison as ``Comparison.to_dict()`` gives it. ``views`` is read once,
+    and each block of runs' details packed as soon as it is whole: the payloads of ten
+    thousand runs are never all in memory."""
+    rows: list[Mapping[str, Any]] = []
+    runs: list[dict[str, Any]] = []
+    blocks: list[str] = []
+    pending: list[dict[str, Any]] = []
+    for view in views:
+        rows.append(view.run)
+        runs.append(run_data(view))
+        pending.append(detail(view))
+        if len(pending) == BLOCK_RUNS:
+            blocks.append(packed(tabled(pending)))
+            pending = []
+    if pending:
+        blocks.append(packed(tabled(pending)))
+    data = {"runs": runs, "source": source, "block": BLOCK_RUNS}
+    details = ",".join(blocks)  # base64 has no comma
     completed = sum(r.get("status") == "completed" for r in rows)
     tokens = sum(r.get("total_tokens") or 0 for r in rows)
     costs = [r["total_cost"] for r in rows if isinstance(r.get("total_cost"), (int, float))]
-    cut = (f" (the newest of {selected:,})" if selected is not None and selected > len(views) else "")
-    facts = (f"{len(views):,} runs{cut} · {completed:,} completed · {len(views) - completed:,} failed · "
+    cut = (f" (the newest of {selected:,})" if selected is not None and selected > len(rows) else "")
+    facts = (f"{len(rows):,} runs{cut} · {completed:,} completed · {len(rows) - completed:,} failed · "
              f"{number(tokens)} tokens · {money(sum(costs)) if costs else 'cost unknown'}")
-    made = datetime.now(timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M")
+    now = datetime.now(timezone.utc).astimezone()
+    offset = now.strftime("%z")
+    made = now.strftime("%Y-%m-%d %H:%M") + f" (UTC{offset[:3]}:{offset[3:]})"
     title = f"Runs in {os.path.basename(source) or source}"
     return (
         "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
@@ -151,16 +228,23 @@ def render(views: Sequence[RunView], *, source: str, selected: int | None = None
         "aria-label='Filter runs'><select id=status aria-label='Status'><option value=''>any status</option>"
         "<option>completed</option><option>failed</option></select>"
         "<span id=count class=muted></span></div>"
-        "<div id=list role=grid aria-label='Runs'><div id=head class=row role=row></div>"
-        "<div id=viewport><div id=spacer></div></div></div></section>"
-        "<section id=run hidden><div id=run-head></div><h3>Where the time went</h3>"
+        "<div id=list role=grid aria-label='Runs'><div id=viewport><div id=head class=row role=row></div>"
+        "<div id=spacer></div></div></div></section>"
+        "<section id=run hidden><div id=run-head></div><div class=run-body><div class=run-time>"
+        "<h3>Where the time went</h3>"
         "<p class=legend><span class='key node'></span>node <span class='key llm'></span>LLM call "
-        "<span class='key tool'></span>tool call <span class='key error'></span>error</p>"
-        "<div id=waterfall></div><h3>Scores</h3><div id=scores></div></section>"
+        "<span class='key tool'></span>tool call <span class='key error'></span>error"
+        "<span class=hint> · click a bar, or move with ↑ ↓ and press Enter, to see that call in full</span></p>"
+        "<div id=waterfall></div></div>"
+        "<aside id=entry class=panel aria-live=polite aria-label='The call picked in the waterfall'></aside></div>"
+        "<h3>Scores</h3><div id=scores></div></section>"
         "</main><div id=tip role=tooltip hidden></div>"
         f"<script type=application/json id=report-data>{_json_for_script(data)}</script>"
+        # The script comes before the packed details: the list is on screen while the parser
+        # still reads them, however many megabytes they are.
+        f"<script>{_asset('report.js')}</script>"
         f"<script type=application/octet-stream id=report-details data-encoding=gzip+base64>{details}</script>"
-        f"<script>{_asset('report.js')}</script></body></html>"
+        "</body></html>"
     )
 
 
@@ -189,10 +273,16 @@ def write_report(store: Store, path: str | os.PathLike[str], *, run_ids: Sequenc
     """Write the report of the runs :func:`select_runs` picks to ``path`` (UTF-8)."""
     started = time.perf_counter()
     ids, selected = select_runs(store, run_ids=run_ids, experiments=experiments, limit=limit)
-    views = list(load_runs(store, ids, clip=PREVIEW + 1))
-    page = render(views, source=store.display, selected=selected, experiments=experiments,
+    read: list[str] = []
+
+    def views() -> Iterator[RunView]:
+        for view in load_runs(store, ids, clip=FIELD_CHARS + 1):
+            read.append(view.run_id)
+            yield view
+
+    page = render(views(), source=store.display, selected=selected, experiments=experiments,
                   comparison=comparison)
     target = Path(path)
     target.write_text(page, encoding="utf-8")
-    return Report(target, len(views), selected, target.stat().st_size, time.perf_counter() - started)
+    return Report(target, len(read), selected, target.stat().st_size, time.perf_counter() - started)
 

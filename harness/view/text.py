@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -13,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .formats import MISSING, abbreviate, duration, moment, money, number, score
-from .model import RunView, TreeEntry
+from .model import Frame, RunView, TreeEntry, last_frames
 
 #: Characters of the timeline bar of ``harness show``.
 BAR_WIDTH = 24
@@ -25,6 +26,13 @@ _STATUS_STYLE = {"completed": "green", "ok": "green", "failed": "bold red", "err
 
 def _status(value: str | None) -> Text:
     return Text(value or MISSING, style=_STATUS_STYLE.get(value or "", ""))
+
+
+def _pass(value: Any) -> Text:
+    """A run's pass: yes, no, or — (it has no score that gates it)."""
+    if value is None:
+        return Text(MISSING, style="dim")
+    return Text("yes", style="green") if value else Text("no", style="bold red")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +55,7 @@ _RUN_COLUMNS = (
     _Column("workflow", lambda r: r.get("workflow") or "", 7, wraps=True),
     _Column("subject", lambda r: r.get("company_name") or "", 2, wraps=True),
     _Column("status", lambda r: _status(r.get("status")), 8),
+    _Column("pass", lambda r: _pass(r.get("passed")), 8),
     _Column("time", lambda r: duration(r.get("total_time_ms")), 5, justify="right"),
     _Column("tokens", lambda r: number(r.get("total_tokens")), 0, justify="right"),
     _Column("cost", lambda r: money(r.get("total_cost")), 1, justify="right"),
@@ -123,8 +132,9 @@ def bar(offset_ms: float | None, duration_ms: float | None, span_ms: float, widt
     return " " * start + "█" * full + (_EIGHTHS[rest] if rest else "")
 
 
-def _what(prefix: str, entry: TreeEntry) -> Text:
-    """The tree guides, the entry's kind and name, then what it did (or its error, in red)."""
+def _what(prefix: str, entry: TreeEntry) -> RenderableType:
+    """The tree guides, the entry's kind and name, then what it did (or its error, in red);
+    under a failed entry, dim, the last frames of its traceback, one line each (cut to fit)."""
     text = Text(prefix, style="dim")
     if entry.kind == "node":
         text.append(entry.name, style="bold")
@@ -137,13 +147,30 @@ def _what(prefix: str, entry: TreeEntry) -> Text:
     if detail:
         text.append("  ")
         text.append_text(detail)
-    return text
+    frames = last_frames(entry.traceback) if entry.status == "error" else []
+    if not frames:
+        return text
+    guide = prefix[:-3] + ("│  " if prefix.endswith("├─ ") else "   ") if prefix else ""
+    return Group(text, *(Text(f"{guide}  {_where(frame)}", style="dim", no_wrap=True, overflow="ellipsis")
+                         for frame in frames))
+
+
+def _where(frame: Frame) -> str:
+    """A frame on one line: its file (from the working directory or ``site-packages``, when
+    under either), line, function and source."""
+    file, cwd = frame.file, os.getcwd() + os.sep
+    if file.startswith(cwd):
+        file = file[len(cwd):]
+    elif "site-packages" + os.sep in file:
+        file = file.rsplit("site-packages" + os.sep, 1)[1]
+    return f"{file}:{frame.line} in {frame.function}" + (f": {frame.source}" if frame.source else "")
 
 
 def _details(entry: TreeEntry) -> Text:
     d = entry.details
     if entry.status == "error" and entry.error:
-        return Text(abbreviate(entry.error, 200), style="red")
+        text = Text(f"{abbreviate(d.get('input'), 50)} → ", style="dim") if entry.kind == "tool" else Text()
+        return text.append(abbreviate(entry.error, 200), style="red")
     if entry.kind == "llm":
         tokens = (f"{number(d.get('prompt_tokens'))} → {number(d.get('completion_tokens'))} tokens"
                   if d.get("prompt_tokens") is not None else "tokens unknown")
@@ -255,12 +282,27 @@ def _ratio(value: Any) -> str:
 
 
 def scores_table(scores: Mapping[str, Any]) -> Table:
-    """One line per kind of score the run has."""
+    """One line per score of the run (its scores sheet: checks, judges, scorers, labels), led by
+    its pass; a run recorded before scores had a sheet of their own shows one line per kind."""
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
     table.add_column(justify="right")
     table.add_column()
     table.add_column(style="dim")
+    listed = scores.get("list") or []
+    if listed:
+        verdict = scores.get("passed")
+        table.add_row("pass", "", _pass(verdict), "every score that gates the run holds" if verdict else
+                      "a score that gates the run does not hold" if verdict is not None else
+                      "no score gates the run")
+        for s in listed:
+            gate = "" if s.get("passed") is None else ("pass" if s["passed"] else "fail")
+            detail = s.get("error") or s.get("explanation") or ""
+            value = "" if s.get("value") is None else score(s["value"])
+            table.add_row(s["name"], value, _status_word(gate if not s.get("error") else "error"),
+                          Text(f"{s.get('source')} · {abbreviate(detail, 200)}" if detail else str(s.get("source")),
+                               style="red" if s.get("error") else "dim"))
+        return table
 
     def names(values: Any) -> str:
         return ", ".join(values) if values else MISSING

@@ -1,6 +1,11 @@
-"""Writers: who turns a finished run's record into stored rows, and where (inline, a
-background thread, or the writer process)."""
+"""Writers: who turns a finished run's record into stored rows and spans, and where (in the
+caller, a background thread, or the writer process). :class:`Writer` is the interface and
+its threading contract; :func:`make_writer` picks one."""
 
-from .dispatch import ENV_MAX_PENDING, ENV_WRITER, MAX_PENDING_BYTES, WRITERS, RunWriter, max_pending_bytes
+from .base import InlineWriter, Writer
+from .dispatch import MAX_PENDING_BYTES, WRITERS, make_writer, max_pending_bytes, writer_kind
+from .process import ProcessWriter
+from .thread import ThreadWriter
 
-__all__ = ["ENV_MAX_PENDING", "ENV_WRITER", "MAX_PENDING_BYTES", "WRITERS", "RunWriter", "max_pending_bytes"]
+__all__ = ["MAX_PENDING_BYTES", "WRITERS", "InlineWriter", "ProcessWriter", "ThreadWriter", "Writer", "make_writer",
+           "max_pending_bytes", "writer_kind"]

@@ -10,7 +10,8 @@ not pickle, that it cannot read, or that is outstanding when it dies is written 
 instead (rows have idempotent keys, so a half-written run is completed, never doubled); a
 writer process that stops answering is killed and replaced by writing in the host.
 
-This module is the host's side; :mod:`.worker` is the writer process's. Frames, both ways,
+:class:`ProcessWriter` is the writer a harness talks to (``writer="process"``); the rest of
+this module is the host's side of the pipe, and :mod:`.worker` is the writer process's. Frames, both ways,
 are ``kind (1 byte), sequence number, length`` then ``length`` bytes:
 ``R`` a record, ``S`` a sync marker; answers ``H`` the greeting (always first: a program
 that answers anything else is not a writer process), ``A`` written (length = harness errors
@@ -41,7 +42,9 @@ except ImportError:  # not POSIX: the pipe keeps its default size
 from ..tracing.events import Event
 from ..tracing.frozen import dumps, register
 from ..tracing.record import RunRecord
-from .sink import RecordSink
+from ..tracing.redact import host_secrets
+from ..tracing.telemetry import otlp_endpoint, span_destination
+from .thread import ThreadWriter
 
 logger = logging.getLogger("harness")
 
@@ -92,10 +95,10 @@ class WriterProcess:
         self._lock = threading.RLock()
         self._outbox = bytearray()
         self._inbox = bytearray()
-        self._pending: dict[int, tuple[RunRecord, RecordSink]] = {}
+        self._pending: dict[int, tuple[RunRecord, ProcessWriter]] = {}
         self._sizes: dict[int, int] = {}  # bytes of each pending record as sent
         self.pending_bytes = 0  # records sent but not yet acknowledged, as pickled
-        self._returned: list[tuple[RunRecord, RecordSink]] = []  # to be written in the host
+        self._returned: list[tuple[RunRecord, ProcessWriter]] = []  # to be written in the host
         self._seq = 0
         self._synced = 0
         self._last_answer = self._started = time.monotonic()
@@ -104,12 +107,12 @@ class WriterProcess:
         self.alive = True
 
     # --- host side --------------------------------------------------------------------
-    def submit(self, sink: RecordSink, record: RunRecord) -> bool:
+    def submit(self, owner: ProcessWriter, record: RunRecord) -> bool:
         """Send the record; False when the writer process cannot take it (write it here)."""
         if not self.alive:
             return False
         try:
-            payload = dumps((sink.store.location, record))
+            payload = dumps((owner.store.location, record))
         except Exception:  # noqa: BLE001 - an unpicklable payload: written in the host
             logger.debug("run %s is written in the host: its record does not pickle", record.run_id, exc_info=True)
             return False
@@ -119,19 +122,19 @@ class WriterProcess:
             if not self.alive:
                 return False
             self._seq += 1
-            self._pending[self._seq] = (record, sink)
+            self._pending[self._seq] = (record, owner)
             self._sizes[self._seq] = len(payload)
             self.pending_bytes += len(payload)
             self._outbox += FRAME.pack(b"R", self._seq, len(payload))
             self._outbox += payload
             self._pump()
-            limit = sink.max_pending_bytes
+            limit = owner.max_pending_bytes
             if self.pending_bytes > limit:  # the writer process is behind: the host waits for it
                 self._wait(lambda: self.pending_bytes <= limit or len(self._pending) <= 1)
             drain = bool(self._outbox) and not self._draining
             self._draining = self._draining or drain
         if drain:  # the pipe is full: a background thread pushes the rest through
-            sink.run_later(self.drain)
+            owner.run_later(self.drain)
         self._hand_back()
         return True
 
@@ -160,24 +163,26 @@ class WriterProcess:
             raise
         self._hand_back()
 
-    def sync(self) -> None:
+    def sync(self, timeout: float | None = None) -> bool:
         """Return when every record sent so far is written (records handed back to the host
-        are queued on their sink's background writer)."""
+        are queued on their writer's background thread); False when ``timeout`` seconds
+        passed first (a writer process silent for ``STALL_SECONDS`` is given up on)."""
         with self._lock:
-            self._sync_locked(STALL_SECONDS)
+            done = self._sync_locked(STALL_SECONDS, timeout)
         self._hand_back()
+        return done
 
     def close(self, timeout: float = 30.0) -> None:
         """Let the writer process finish what it has and exit (at interpreter exit)."""
         if self.owner_pid != os.getpid():
             return
         with self._lock:
-            self._sync_locked(timeout)
+            self._sync_locked(timeout, timeout)
             self.alive = False
             returned, self._returned = self._returned + list(self._pending.values()), []
             self._forget_pending()
-        for record, sink in returned:  # at exit: written here and now
-            sink.write_here(record)
+        for record, owner in returned:  # at exit: written here and now
+            owner.write_here(record)
         with contextlib.suppress(OSError):
             self._proc.stdin.close()  # type: ignore[union-attr]
         try:
@@ -186,13 +191,15 @@ class WriterProcess:
             self._proc.kill()
 
     # --- under the lock ---------------------------------------------------------------
-    def _sync_locked(self, give_up_after: float) -> None:
-        """Send a sync marker and wait for its answer (nothing to do once the process ended)."""
-        if self.alive:
-            self._seq += 1
-            seq = self._seq
-            self._outbox += FRAME.pack(b"S", seq, 0)
-            self._wait(lambda: self._synced >= seq, give_up_after=give_up_after)
+    def _sync_locked(self, give_up_after: float, timeout: float | None = None) -> bool:
+        """Send a sync marker and wait for its answer (nothing to do once the process ended);
+        False when ``timeout`` seconds passed first."""
+        if not self.alive:
+            return True
+        self._seq += 1
+        seq = self._seq
+        self._outbox += FRAME.pack(b"S", seq, 0)
+        return self._wait(lambda: self._synced >= seq, give_up_after=give_up_after, timeout=timeout)
 
     def _pump(self) -> None:
         """Write what the pipe takes; read and act on the answers that have arrived."""
@@ -232,14 +239,14 @@ class WriterProcess:
             elif kind == b"S":
                 self._synced = seq
             elif kind in (b"A", b"L"):
-                record, sink = self._pending.pop(seq, (None, None))
+                record, owner = self._pending.pop(seq, (None, None))
                 self.pending_bytes -= self._sizes.pop(seq, 0)
-                if sink is None:
+                if owner is None:
                     continue
                 if kind == b"A":
-                    sink.errors += value
+                    owner.errors += value
                 else:  # the writer process could not read the record
-                    self._returned.append((record, sink))
+                    self._returned.append((record, owner))
             else:
                 return self._refuse(f"it answered with an unknown frame {kind!r}")
         del self._inbox[:offset]
@@ -254,12 +261,16 @@ class WriterProcess:
         self._inbox.clear()
         self._ended()
 
-    def _wait(self, done: Callable[[], bool], give_up_after: float = STALL_SECONDS) -> None:
-        self._last_answer = time.monotonic()
+    def _wait(self, done: Callable[[], bool], give_up_after: float = STALL_SECONDS,
+              timeout: float | None = None) -> bool:
+        """Pump until ``done()``; False when ``timeout`` seconds passed first."""
+        self._last_answer = started = time.monotonic()
         while self.alive and not done():
             self._pump()
             if not self.alive or done():
-                return
+                return True
+            if timeout is not None and time.monotonic() - started >= timeout:
+                return False
             with contextlib.suppress(OSError, ValueError):
                 select.select([self._from], [self._to] if self._outbox else [], [], 0.5)
             if not self._greeted and time.monotonic() - self._started > START_SECONDS:
@@ -268,6 +279,7 @@ class WriterProcess:
                 logger.warning("harness writer process stopped answering; writing its runs in the host")
                 self._proc.kill()
                 self._ended()
+        return True
 
     def _ended(self) -> None:
         """The writer process is gone: everything it held is written in the host instead."""
@@ -299,8 +311,8 @@ class WriterProcess:
             return
         with self._lock:
             returned, self._returned = self._returned, []
-        for record, sink in returned:
-            sink.write_later(record)
+        for record, owner in returned:
+            owner.write_later(record)
 
 
 MAX_STARTS = 3  # writer processes started per host process; after that, runs are written here
@@ -345,3 +357,85 @@ def _after_fork_in_child() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+class ProcessWriter(ThreadWriter):
+    """Writes runs in the writer process (``writer="process"``, the library's default): the
+    caller pays for pickling its run's record and one ``write`` to a pipe.
+
+    A record goes through the background thread instead when it must meet the host first:
+    its spans go to the application's own tracer provider (made here, then the record is
+    forwarded), or its redaction rules include a function of the application (written
+    here: the writer process never imports application code). A store another process
+    cannot open (in memory), or one that cannot be opened now, is written here.
+    """
+
+    def __init__(self, store, *, tracer_provider=None, max_pending_bytes: int) -> None:
+        super().__init__(store, tracer_provider=tracer_provider, max_pending_bytes=max_pending_bytes)
+        self.by_process = store.shareable
+        self.sent_to: set[WriterProcess] = set()  # the writer processes that have runs of this writer
+
+    def process(self) -> WriterProcess | None:
+        """The writer process runs go to (started now if needed), or None. While the store
+        cannot be opened here, runs are written (spooled) here, where the warning was given."""
+        return writer_process() if self.by_process and self.store.problem is None else None
+
+    def prepare(self) -> None:
+        try:
+            self.process()
+        except Exception:  # noqa: BLE001
+            self.errors += 1
+            logger.warning("harness: the writer process could not be readied", exc_info=True)
+
+    def submit(self, record: RunRecord) -> None:
+        try:
+            process = self.process() if record.portable else None
+            spans = span_destination(self.tracer_provider)
+            if process is not None and spans != "host":
+                # No spans to make in the host: the record goes straight to the writer process
+                # (which makes them when they go over OTLP).
+                if spans == "otlp":
+                    record.otlp_endpoint = otlp_endpoint()
+                self.forward(record, process)
+                return
+        except Exception:  # noqa: BLE001
+            record.count_error("handing the run to the writer process")
+        super().submit(record)  # via the background thread: see write_now
+
+    def write_now(self, record: RunRecord) -> None:
+        """On the background thread: the spans the host must make, then the record forwarded."""
+        try:
+            self.emit_spans(record)
+            self.forward(record)
+        except Exception:  # noqa: BLE001 - the host never sees harness failures
+            self.errors += 1
+            logger.warning("harness: writing run %s failed", record.run_id, exc_info=True)
+
+    def forward(self, record: RunRecord, process: WriterProcess | None = None) -> None:
+        """Hand the record to the writer process when there is one and it can write it, else
+        write it here."""
+        process = process or self.process()
+        if process is not None and record.portable:
+            record.secrets = host_secrets()  # the host's environment, as of this run
+            if process.submit(self, record):
+                self.sent_to.add(process)
+                return
+            record.secrets = None
+        self.write_here(record)
+
+    def write_later(self, record: RunRecord) -> None:
+        """Write a run the writer process handed back, off the caller's path when possible."""
+        self.run_later(lambda: self.write_here(record), record.held)
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """The background thread's queue, then every writer process this writer sent runs to
+        (which may hand runs back to the thread), then the thread again."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+
+        def left() -> float | None:
+            return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+        done = self.background.flush(left())
+        for process in list(self.sent_to):
+            done = process.sync(left()) and done
+        return self.background.flush(left()) and done

@@ -1,12 +1,13 @@
-"""The background writer: a thread that takes finished runs off the caller's path.
+"""The thread writer: a background thread takes finished runs off the caller's path.
 
 One daemon thread per :class:`~harness.Harness`, started on first use. It emits a run's
-spans and then writes its rows (``writer="thread"``) or forwards its record to the writer
-process (:mod:`.process`); it also writes the runs the writer process hands back.
-Anything that reads the store through the harness (``sheets``, ``export_*``, ``log``,
-``verify``) first waits for the queue to drain (:meth:`flush`), and so does interpreter exit.
-The memory the queue holds is bounded in bytes: a host producing runs faster than they can
-be written waits, never loses rows.
+spans and then writes its rows (``writer="thread"``); the process writer (:mod:`.process`)
+uses the same thread to emit spans the host must make before forwarding a record, and to
+write the runs the writer process hands back. Anything that reads the store through the
+harness (``sheets``, ``export_*``, ``log``, ``verify``) first waits for the queue to drain
+(:meth:`BackgroundWriter.flush`), and so does interpreter exit. The memory the queue holds
+is bounded in bytes: a host producing runs faster than they can be written waits, never
+loses rows.
 """
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ import logging
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable
+
+from ..tracing.record import RunRecord
+from .base import StoreWriter
 
 logger = logging.getLogger("harness")
 
@@ -59,10 +64,19 @@ class BackgroundWriter:
         """Whether the calling thread is this writer's thread."""
         return self._thread is not None and threading.current_thread() is self._thread
 
-    def flush(self) -> None:
-        """Block until every queued run has been written."""
-        if self._thread is not None and self._pid == os.getpid() and threading.current_thread() is not self._thread:
-            self._queue.join()
+    def flush(self, timeout: float | None = None) -> bool:
+        """Block until every queued job has run (False when ``timeout`` seconds passed first)."""
+        if self._thread is None or self._pid != os.getpid() or threading.current_thread() is self._thread:
+            return True
+        done = self._queue.all_tasks_done
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with done:
+            while self._queue.unfinished_tasks:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                done.wait(left)
+        return True
 
     def _loop(self) -> None:
         while True:
@@ -76,3 +90,33 @@ class BackgroundWriter:
                     self.pending_bytes -= size
                     self._room.notify_all()
                 self._queue.task_done()
+
+
+class ThreadWriter(StoreWriter):
+    """Writes each run on a background thread of the host (``writer="thread"``): the caller
+    pays for one queue entry; spans and rows are made on the thread."""
+
+    def __init__(self, store, *, tracer_provider=None, max_pending_bytes: int) -> None:
+        super().__init__(store, tracer_provider=tracer_provider, max_pending_bytes=max_pending_bytes)
+        self.background = BackgroundWriter(max_pending_bytes)
+
+    def submit(self, record: RunRecord) -> None:
+        try:
+            self.background.submit(lambda: self.write_now(record), record.held)
+        except Exception:  # noqa: BLE001
+            self.errors += 1
+            logger.warning("harness: queueing run %s failed; writing it now", record.run_id, exc_info=True)
+            self.write_now(record)
+
+    def run_later(self, job: Callable[[], None], size: int = 0) -> None:
+        """Run ``job`` on the background thread (now, if this is that thread)."""
+        if self.background.is_worker():
+            job()
+        else:
+            self.background.submit(job, size)
+
+    def flush(self, timeout: float | None = None) -> bool:
+        return self.background.flush(timeout)
+
+    def close(self, timeout: float | None = None) -> None:
+        self.flush(timeout)

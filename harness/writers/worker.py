@@ -22,8 +22,9 @@ import time
 from collections import OrderedDict
 
 from ..store import Spool, Store
-from ..tracing.record import RunRecord, deliver, prepare_entry, store_run
+from ..tracing.record import RunRecord, prepare_entry
 from ..tracing.telemetry import flush_own_providers
+from .persist import deliver, store_entry
 from .process import FRAME, HELLO
 
 logger = logging.getLogger("harness")
@@ -143,7 +144,7 @@ def _store_together(store: Store, entries: list[tuple[RunRecord, dict]]) -> bool
     try:
         with store.transaction(immediate=True):
             for record, entry in entries:
-                problems.append((record, store_run(store, entry)))
+                problems.append((record, store_entry(store, entry)))
     except Exception:  # noqa: BLE001 - rolled back: the runs go one by one
         logger.debug("a batch of %d run(s) did not commit; writing them one by one", len(entries), exc_info=True)
         return False

@@ -225,7 +225,23 @@ def build_store(path: Path, *, seed: int = 7) -> Store:
             "timestamp": _iso(start + timedelta(hours=2)), "generated_by": "Us", "profile": "credit",
             "required_sheets": required,
         }])
+    _score(store, [run["run_id"] for run in runs])
     return store
+
+
+def _score(store: Store, run_ids: list[str]) -> None:
+    """Each run's scores as the harness writes them (its built-in checks, from its rows, and its
+    log test), and its pass from them."""
+    from harness.tracing.record import score_row
+
+    rows = []
+    for run_id in run_ids:
+        sheets = {name: list(store.rows(name, [run_id])) for name in
+                  ("tool_selections", "agent_metrics", "evaluations", "llm_judge_results", "log_tests")}
+        scored = evaluators.built_in_scores(sheets, status="completed")
+        scored.append(evaluators.log_test_score(sheets["log_tests"][0]["verification_status"]))
+        rows += [score_row(run_id, s, "2026-01-05T12:00:00.000000+00:00") for s in scored]
+    store.write_scores(rows, passed=evaluators.run_passed)
 
 
 @pytest.fixture(scope="session")

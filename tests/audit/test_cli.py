@@ -135,7 +135,7 @@ def test_a_report_path_that_cannot_be_written_is_refused_before_the_audit(capsys
 
 @pytest.mark.parametrize(("content", "message"), [
     ('{"type": "service_account"}', "is not a usable service-account key"),
-    ("not json", "is not a usable service-account key"),
+    ("not json", "is not JSON"),
     (None, "cannot read credentials file"),
 ])
 def test_unusable_credentials_are_one_line_without_library_internals(capsys, tmp_path: Path, content, message) -> None:

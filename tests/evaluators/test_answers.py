@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -45,6 +47,19 @@ def test_a_missing_answer_scores_zero():
 def test_judge_check_is_the_judges_grade_clamped():
     assert check_answer("judge", "x", "y", judge=lambda a, r: 0.7) == 0.7
     assert check_answer("judge", "x", "y", judge=lambda a, r: 3.0) == 1.0
+
+
+def test_a_score_that_is_not_a_number_never_passes():
+    assert not case_passed("completed", answer_score=math.nan, threshold=0.8)
+    assert not case_passed("completed", tool_f1=math.nan, require_tools=True)
+    assert case_passed("completed", answer_score=0.9, threshold=0.8, tool_f1=1.0, require_tools=True)
+
+
+@pytest.mark.parametrize("grade", [math.nan, math.inf, -math.inf])
+def test_a_judge_grade_that_is_not_a_number_is_an_error_never_a_pass(grade):
+    # min(1.0, nan) is 1.0: clamped, a NaN grade would pass every case.
+    with pytest.raises(ValueError, match="not a finite number"):
+        check_answer("judge", "x", "y", judge=lambda a, r: grade)
 
 
 def test_unknown_check_is_refused():

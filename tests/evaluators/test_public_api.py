@@ -28,21 +28,24 @@ PUBLIC = {
     "run_latency_ms", "tool_selection_row",
     # answer checks of dataset cases
     "ANSWER_CHECKS", "DEFAULT_THRESHOLDS", "GRADED_CHECKS", "AnswerGrade", "answer_threshold", "case_passed",
-    "check_answer", "default_check", "grade_answer", "last_number", "token_f1",
-    # paired statistics (compare)
-    "BOOTSTRAP_RESAMPLES", "PairedComparison", "bootstrap_ci", "compare_paired", "mcnemar_exact", "rank_biserial",
-    "verdict", "wilcoxon_p",
-    # seed 001
+    "check_answer", "default_check", "grade_answer", "grade_trajectory", "last_number", "token_f1",
+    # scores: every judgement of a run, and the one pass
+    "BUILT_IN_SCORES", "SCORE_SOURCES", "Score", "ScoreResult", "SourcedScore", "answer_score", "built_in_scores",
+    "failed_score", "log_test_score", "pass_rate", "run_passed", "score_results", "score_row",
+    # paired statistics and verdicts (compare)
+    "SIGN_FLIP_DRAWS", "SIGN_FLIP_EXACT_MAX", "SIGN_FLIP_SEED", "VERDICTS", "PairedTest", "SignFlips", "Verdict",
+    "binomial_tail", "holm", "mean_of_repeats", "needed_cases", "paired_test", "round_sig", "verdict",
+    # statistics over repeated runs
     "aggregate", "composite_score", "cost_delta", "cost_of_pass", "letter_grade", "pass_at_k", "pass_hat_k",
     "population_variance", "tier_uplift",
-    # seed 000
+    # the three-tier evaluation framework
     "communication_overhead", "coordination_centrality", "cosine_similarity", "jaccard_similarity",
     "path_convergence", "recommendation", "run_graph", "semantic_similarity", "task_distribution_balance",
     "task_success", "tier_composite", "time_score", "tool_selection_accuracy",
     "assess_constructiveness", "assess_planning_rationality", "assess_technical_accuracy", "criterion_score",
-    # seed 002
+    # response quality
     "coherence_score", "completeness_score", "length_score", "quality_score", "structure_score", "vocabulary_score",
-    # seed 004
+    # the weighted rubric
     "rubric_score",
 }
 

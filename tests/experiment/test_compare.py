@@ -1,28 +1,34 @@
-"""`h.compare` / `harness compare`: two experiments paired by case, with honest statistics."""
+"""`h.compare` / `harness compare`: two experiments paired by case, with an honest verdict."""
 
 from __future__ import annotations
 
 import json
+import math
 import uuid
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.stats import binomtest
 
-import evaluators
-from harness import Harness, Store, UnknownExperiment
+from harness import Harness, UnknownExperiment
 from harness.cli import main
+from harness.experiment.compare import METRICS, compare_experiments
+from harness.experiment.runner import ExperimentError
 
 
-def write_experiment(store, name, outcomes, *, latency=None, answers=None, repeats=1):
-    """Runs of experiment ``name``: outcomes[i] is case i's pass (1/0), a list per repeat when repeats > 1."""
+def write_experiment(store, name, outcomes, *, latency=None, answers=None, status=None, tokens=None, cost=None):
+    """Runs of experiment ``name``: outcomes[i] is case i's pass (1, 0 or None), a list of
+    them for repeats; answers[i] its answer score; status[i] its status (default completed)."""
     runs, metrics = [], []
     for i, outcome in enumerate(outcomes):
         for r, passed in enumerate(outcome if isinstance(outcome, list) else [outcome]):
             run_id = str(uuid.uuid4())
             runs.append({"run_id": run_id, "experiment": name, "case_id": f"case-{i}", "repeat_index": r,
-                         "status": "completed", "passed": passed,
-                         "total_time_ms": (latency[i] if latency else 100.0), "total_tokens": 50, "total_cost": 0.001})
+                         "status": status[i] if status else "completed", "passed": passed,
+                         "total_time_ms": latency[i] if latency else 100.0,
+                         "total_tokens": tokens[i] if tokens else 50,
+                         "total_cost": cost[i] if cost else 0.001 * (1 + i % 3)})
             if answers is not None:
                 metrics.append({"run_id": run_id, "final_answer_quality": answers[i]})
     store.write("runs", runs)
@@ -37,63 +43,211 @@ def h(tmp_path):
     harness.close()
 
 
-def test_twelve_of_thirty_cases_flipping_to_fail_is_a_regression(h):
-    write_experiment(h.store, "base", [1] * 30)
-    write_experiment(h.store, "cand", [1] * 18 + [0] * 12)
+def run_cli(*args):
+    with pytest.raises(SystemExit) as done:
+        main(list(args))
+    return done.value.code
+
+
+def test_five_of_twelve_cases_flipping_to_fail_is_a_regression_and_fails_the_gate(h, capsys):
+    write_experiment(h.store, "base", [1] * 12)
+    write_experiment(h.store, "cand", [0] * 5 + [1] * 7)
+    h.flush()
+    m = h.compare("base", "cand").metric("pass_rate")
+    assert (m.n, m.a, m.b, m.test, m.gated) == (12, 1.0, 7 / 12, "exact_binomial_discordant", True)
+    assert m.p_worse == m.p_value == 0.03125 and m.p_better == 1.0
+    assert m.ci_high < 0 and m.ci_level == 0.9 and m.verdict == "regressed"
+    assert run_cli("compare", "base", "cand", "--store", str(h.store.location), "--fail-on-regression") == 1
+    assert "gate: regressed: pass_rate" in capsys.readouterr().out
+
+
+def test_five_cases_can_still_fire_the_gate(h):
+    write_experiment(h.store, "base", [1] * 5)
+    write_experiment(h.store, "cand", [0] * 5)
+    c = h.compare("base", "cand")
+    assert c.metric("pass_rate").p_worse == 0.03125 and c.regressed
+
+
+def test_judge_grades_that_differ_only_by_float_noise_tie_and_the_exact_test_decides(h):
+    write_experiment(h.store, "base", [1] * 20, answers=[0.2] * 14 + [0.8] * 6)
+    write_experiment(h.store, "cand", [1] * 20, answers=[0.1] * 14 + [0.9] * 6)
+    c = h.compare("base", "cand", gate=["answer_score"])
+    m = c.metric("answer_score")
+    sign_test = binomtest(14, 20, 0.5, alternative="greater").pvalue  # 0.058
+    assert m.test == "sign_flip_sampled" and abs(m.p_worse - sign_test) < 0.006
+    assert m.verdict == "inconclusive" and not c.regressed and c.inconclusive
+    assert m.ci_low < 0 <= m.ci_high and m.needed_cases > 20
+
+
+def eleven_down_three_up():
+    base = [1] * 11 + [0] * 3 + [1] * 10 + [0] * 6
+    cand = [0] * 11 + [1] * 3 + [1] * 10 + [0] * 6
+    return base, cand
+
+
+def test_one_more_repeat_of_a_case_that_passes_in_both_changes_nothing(h):
+    base, cand = eleven_down_three_up()
+    write_experiment(h.store, "base", base)
+    write_experiment(h.store, "cand", cand)
+    before = h.compare("base", "cand").metric("pass_rate")
+    assert before.p_worse == pytest.approx(binomtest(11, 14, 0.5, alternative="greater").pvalue)  # 0.029
+    assert before.verdict == "regressed"
+    h.store.write("runs", [{"run_id": str(uuid.uuid4()), "experiment": "cand", "case_id": "case-14",
+                            "repeat_index": 1, "status": "completed", "passed": 1, "total_time_ms": 100.0,
+                            "total_tokens": 50, "total_cost": 0.001}])
+    after = h.compare("base", "cand")
+    m = after.metric("pass_rate")
+    assert (m.p_worse, m.ci_low, m.ci_high, m.test, m.verdict) == (
+        before.p_worse, before.ci_low, before.ci_high, before.test, "regressed")
+    assert any("unequal repeats" in w for w in after.warnings)
+
+
+def test_repeats_are_reduced_per_case_before_the_sign_flip_test(h):
+    write_experiment(h.store, "base", [[1, 1, 1]] * 8)
+    write_experiment(h.store, "cand", [[1, 0, 0]] * 8)
+    m = h.compare("base", "cand").metric("pass_rate")
+    assert (m.n, m.b, m.test) == (8, pytest.approx(1 / 3), "sign_flip_exact")
+    assert m.p_worse == 0.5 ** 8 and m.verdict == "regressed"  # eight cases, each a third: one pattern in 256
+
+
+def test_an_experiment_against_itself_is_no_change_with_enough_cases_and_inconclusive_with_three(h, capsys):
+    write_experiment(h.store, "big", [1] * 45 + [0] * 15)
+    write_experiment(h.store, "small", [1, 0, 1])
+    big = h.compare("big", "big")
+    assert big.metric("pass_rate").verdict == "no_change" and not big.regressed and not big.inconclusive
+    assert {m.name: m.verdict for m in big.metrics} == {
+        "pass_rate": "no_change", "latency_ms": "no_change", "total_tokens": "no_change", "total_cost": "no_change"}
+    small = h.compare("small", "small")
+    m = small.metric("pass_rate")
+    assert m.verdict == "inconclusive" and m.needed_cases is None and small.inconclusive and not small.regressed
+    h.flush()
+    db = str(h.store.location)
+    assert run_cli("compare", "small", "small", "--store", db, "--fail-on-regression") == 0
+    assert "no number of cases like these would show a change" in capsys.readouterr().out
+    assert run_cli("compare", "small", "small", "--store", db, "--fail-on-inconclusive") == 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.sampled_from([0, 1, [1, 0], [0, 0, 1]]), min_size=1, max_size=30))
+def test_a_version_against_itself_never_regresses_or_improves(tmp_path_factory, outcomes):
+    h = Harness(tmp_path_factory.mktemp("self") / "runs.db", writer="thread")
+    try:
+        write_experiment(h.store, "x", outcomes)
+        c = h.compare("x", "x")
+        assert all(m.verdict in ("no_change", "inconclusive") and m.delta == 0 for m in c.metrics)
+    finally:
+        h.close()
+
+
+def test_a_run_without_a_pass_is_left_out_of_the_pass_rate_not_counted_as_passing(h):
+    write_experiment(h.store, "base", [1] * 8)
+    write_experiment(h.store, "cand", [None] * 3 + [0] * 5)
     c = h.compare("base", "cand")
     m = c.metric("pass_rate")
-    assert (m.result.n, m.result.a, m.result.b) == (30, 1.0, 0.6)
-    assert m.result.delta == pytest.approx(-0.4) and m.result.effect_size == pytest.approx(-0.4)
-    assert m.result.test == "mcnemar_exact" and m.result.p_value == 2 * 0.5 ** 12
-    assert m.result.ci_high < 0 and m.verdict == "regressed" and c.regressed
-    assert c.to_dict()["metrics"][0]["ci_low"] == pytest.approx(-0.57, abs=0.02)
+    assert (m.n, m.b, m.p_worse) == (5, 0.0, 0.5 ** 5)
+    assert "3 run(s) without a pass (passed is empty) are left out of pass_rate (base 0, cand 3)" in c.warnings
 
 
-def test_identical_versions_are_unchanged(h):
-    write_experiment(h.store, "base", [1, 0, 1, 1, 0, 1])
-    write_experiment(h.store, "same", [1, 0, 1, 1, 0, 1])
-    c = h.compare("base", "same")
-    assert [(m.name, m.result.delta, m.verdict) for m in c.metrics] == [
-        (name, 0.0, "unchanged") for name in ("pass_rate", "latency_ms", "total_tokens", "total_cost")]
-    assert not c.regressed
+def test_a_run_that_crashes_fast_does_not_make_latency_better(h):
+    write_experiment(h.store, "base", [1] * 10, latency=[100.0] * 10)
+    write_experiment(h.store, "cand", [0] * 4 + [1] * 6, latency=[1.0] * 4 + [100.0] * 6,
+                     status=["failed"] * 4 + ["completed"] * 6)
+    c = h.compare("base", "cand")
+    latency = c.metric("latency_ms")
+    assert (latency.n, latency.delta, latency.verdict) == (6, 0.0, "no_change")
+    assert ("4 run(s) that did not complete (base 0, cand 4) are left out of latency_ms, total_tokens, total_cost"
+            in c.warnings)
 
 
-def test_repeats_are_averaged_per_case_and_tested_with_wilcoxon(h):
-    write_experiment(h.store, "base", [[1, 1, 1]] * 8, repeats=3)
-    write_experiment(h.store, "cand", [[1, 0, 0]] * 8, repeats=3)
-    m = h.compare("base", "cand").metric("pass_rate")
-    assert m.result.test == "wilcoxon" and m.result.b == pytest.approx(1 / 3) and m.result.n == 8
-    assert m.result.p_value == pytest.approx(evaluators.wilcoxon_p([-2 / 3] * 8)) and m.verdict == "regressed"
-
-
-def test_lower_latency_is_an_improvement_and_higher_a_regression(h):
+def test_lower_latency_is_an_improvement_that_does_not_gate(h):
     write_experiment(h.store, "slow", [1] * 10, latency=[200.0 + i for i in range(10)])
     write_experiment(h.store, "fast", [1] * 10, latency=[100.0 + i for i in range(10)])
     assert h.compare("slow", "fast").metric("latency_ms").verdict == "improved"
     backwards = h.compare("fast", "slow")
-    assert backwards.metric("latency_ms").verdict == "regressed" and not backwards.regressed  # not a quality metric
+    latency = backwards.metric("latency_ms")
+    assert latency.verdict == "regressed" and not latency.gated and not backwards.regressed
+    assert latency.margin == pytest.approx(0.1 * 104.5)  # 10% of A's mean
+    assert h.compare("fast", "slow", gate=["latency_ms"]).regressed
 
 
-def test_unpaired_cases_are_listed_and_left_out(h):
-    write_experiment(h.store, "base", [1, 1, 1])
-    write_experiment(h.store, "cand", [1, 1])
+def test_a_cost_that_is_tokens_times_one_price_is_not_tested_twice(h):
+    write_experiment(h.store, "base", [1] * 6, tokens=[100 * (i + 1) for i in range(6)],
+                     cost=[2e-6 * 100 * (i + 1) for i in range(6)])
+    write_experiment(h.store, "cand", [1] * 6, tokens=[90 * (i + 1) for i in range(6)],
+                     cost=[2e-6 * 90 * (i + 1) for i in range(6)])
     c = h.compare("base", "cand")
-    assert c.paired_cases == 2 and c.a_only == ("case-2",) and c.b_only == ()
-    assert c.to_dict()["unpaired"] == {"a_only": ["case-2"], "b_only": []}
+    assert "total_cost" not in [m.name for m in c.metrics] and "total_tokens" in [m.name for m in c.metrics]
+    assert any(w.startswith("total_cost is total_tokens times one price ($2 per million tokens)") for w in c.warnings)
 
 
-def test_answer_scores_are_compared_where_both_sides_have_one(h):
-    write_experiment(h.store, "base", [1] * 6, answers=[0.9] * 6)
-    write_experiment(h.store, "cand", [1] * 6, answers=[0.5] * 6)
-    m = h.compare("base", "cand", metrics=["answer_score"])
-    assert [x.name for x in m.metrics] == ["answer_score"] and m.metric("answer_score").verdict == "regressed"
-    assert m.metric("answer_score").result.effect_size == -1.0  # rank-biserial: every case worse
+def test_different_dataset_contents_and_unpaired_cases_are_warned_about(h, capsys):
+    write_experiment(h.store, "base", [1, 1, 1, 1])
+    write_experiment(h.store, "cand", [1, 1])
+    h.store.save_experiment("base", {"name": "base", "dataset_sha256": "1a2b3c4d5e6f7a8b" * 4})
+    h.store.save_experiment("cand", {"name": "cand", "dataset_sha256": "9f8e7d6c5b4a3928" * 4})
+    c = h.compare("base", "cand")
+    assert c.paired_cases == 2 and c.a_only == ("case-2", "case-3") and c.b_only == ()
+    assert c.to_dict()["unpaired"] == {"a_only": ["case-2", "case-3"], "b_only": []}
+    assert c.warnings[:2] == ("the datasets differ: base used sha256 1a2b3c4d5e6f…, cand used 9f8e7d6c5b4a…; "
+                              "cases are paired by id only", "2 case(s) only in base, left out: case-2, case-3")
+    h.flush()
+    assert run_cli("compare", "base", "cand", "--store", str(h.store.location)) == 0
+    out = capsys.readouterr().out
+    assert "warning: 2 case(s) only in base, left out: case-2, case-3" in out and "the datasets differ" in out
+
+
+def test_a_non_finite_score_is_never_a_value(h):
+    write_experiment(h.store, "base", [1] * 6, answers=[0.5] * 6)
+    write_experiment(h.store, "cand", [1] * 6, answers=[math.inf] + [0.5] * 5)
+    c = h.compare("base", "cand", metrics=["answer_score"])
+    m = c.metric("answer_score")
+    assert m.n == 5 and m.delta == 0
+    assert ("1 run(s) with a non-finite answer_score (NaN or infinity) are left out of it (base 0, cand 1)"
+            in c.warnings)
+
+
+def test_several_gated_metrics_are_judged_by_holm_adjusted_p_values(h):
+    base, cand = eleven_down_three_up()  # pass rate: p_worse 0.029
+    write_experiment(h.store, "base", base, latency=[100.0] * 30)
+    write_experiment(h.store, "cand", cand, latency=[100.0 + (i % 7) for i in range(30)])
+    alone = h.compare("base", "cand").metric("pass_rate")
+    both = h.compare("base", "cand", gate=["pass_rate", "latency_ms"])
+    pass_rate, latency = both.metric("pass_rate"), both.metric("latency_ms")
+    assert pass_rate.p_worse == alone.p_worse and alone.verdict == "regressed"
+    p_latency = latency.p_worse  # far below: Holm multiplies it by 2, pass rate's 0.029 by 1
+    assert p_latency < alone.p_worse / 2 and latency.verdict == "regressed" and latency.p_value == 2 * p_latency
+    assert pass_rate.p_value == alone.p_worse and pass_rate.verdict == "regressed" and both.regressed
+    assert both.gate == ("pass_rate", "latency_ms") and pass_rate.holm and latency.holm and not alone.holm
+
+
+def test_holm_can_turn_a_lone_regression_into_an_inconclusive_gate(h):
+    base, cand = eleven_down_three_up()
+    write_experiment(h.store, "base", base, answers=[0.5] * 30)
+    write_experiment(h.store, "cand", cand, answers=[0.5] * 30)
+    c = h.compare("base", "cand", gate=["pass_rate", "answer_score", "latency_ms"])
+    m = c.metric("pass_rate")
+    assert m.p_worse < 0.05 and m.p_value == pytest.approx(3 * m.p_worse) and m.verdict == "inconclusive"
+    assert not c.regressed and c.inconclusive and m.needed_cases > 30
+
+
+def test_the_margin_decides_between_no_change_and_inconclusive(h):
+    write_experiment(h.store, "base", [1] * 60)
+    write_experiment(h.store, "same", [1] * 60)
+    assert h.compare("base", "same").metric("pass_rate").verdict == "no_change"
+    tight = h.compare("base", "same", margin=0.02).metric("pass_rate")
+    assert (tight.margin, tight.verdict) == (0.02, "inconclusive")
+    latency = h.compare("base", "same", margin=["latency_ms=1%"]).metric("latency_ms")
+    assert latency.margin == pytest.approx(1.0) and latency.verdict == "no_change"
+    with pytest.raises(ValueError, match="margin"):
+        h.compare("base", "same", margin="-1")
 
 
 def test_the_same_input_prints_the_same_output(h):
-    write_experiment(h.store, "base", [1, 0, 1, 1, 1, 0, 1, 1], latency=[float(i * 7 % 5) for i in range(8)])
-    write_experiment(h.store, "cand", [0, 0, 1, 1, 0, 1, 1, 0], latency=[float(i * 3 % 4) for i in range(8)])
-    assert h.compare("base", "cand").to_dict() == h.compare("base", "cand").to_dict()
+    write_experiment(h.store, "base", [1, 0, 1, 1, 1, 0, 1, 1] * 3, latency=[float(i * 7 % 5) for i in range(24)])
+    write_experiment(h.store, "cand", [0, 0, 1, 1, 0, 1, 1, 0] * 3, latency=[float(i * 3 % 4) for i in range(24)])
+    first = h.compare("base", "cand").to_dict()
+    assert first == h.compare("base", "cand").to_dict()
+    assert next(m for m in first["metrics"] if m["name"] == "latency_ms")["test"] == "sign_flip_sampled"
 
 
 def test_an_unknown_experiment_or_metric_is_refused(h):
@@ -102,59 +256,79 @@ def test_an_unknown_experiment_or_metric_is_refused(h):
         h.compare("base", "nope")
     with pytest.raises(ValueError, match="unknown metric 'speed'"):
         h.compare("base", "base", metrics=["speed"])
+    with pytest.raises(ValueError, match="unknown metric 'speed'"):
+        h.compare("base", "base", gate=["speed"])
 
 
-def run_cli(*args):
-    with pytest.raises(SystemExit) as done:
-        main(list(args))
-    return done.value.code
-
-
-def test_the_cli_gate_json_and_exit_codes(h, capsys):
+def test_the_json_has_the_keys_of_the_contract(h, capsys):
     write_experiment(h.store, "base", [1] * 30)
     write_experiment(h.store, "cand", [1] * 18 + [0] * 12)
-    write_experiment(h.store, "same", [1] * 30)
+    h.flush()
+    assert run_cli("compare", "base", "cand", "--store", str(h.store.location), "--json") == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == json.loads(json.dumps(h.compare("base", "cand").to_dict()))
+    assert list(printed) == ["a", "b", "alpha", "paired_cases", "unpaired", "gate", "warnings", "metrics",
+                             "regressed", "inconclusive"]
+    assert list(printed["metrics"][0]) == [
+        "name", "higher_is_better", "gated", "n", "a", "b", "delta", "ci_low", "ci_high", "ci_level", "p_worse",
+        "p_better", "p_value", "test", "margin", "effect_size", "verdict", "needed_cases"]
+    pass_rate = printed["metrics"][0]
+    assert (pass_rate["p_worse"], pass_rate["test"], pass_rate["verdict"]) == (
+        0.5 ** 12, "exact_binomial_discordant", "regressed")
+    assert printed["gate"] == ["pass_rate"] and printed["regressed"] is True and printed["inconclusive"] is False
+
+
+def test_the_cli_gate_and_exit_codes(h, capsys):
+    write_experiment(h.store, "base", [1] * 30)
+    write_experiment(h.store, "cand", [1] * 18 + [0] * 12)
+    write_experiment(h.store, "few", [1] * 28 + [0] * 2)
     h.flush()
     db = str(h.store.location)
-    assert run_cli("compare", "base", "cand", "--store", db, "--json") == 0
-    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(h.compare("base", "cand").to_dict()))
+    assert run_cli("compare", "base", "cand", "--store", db) == 0  # no gate asked for
     assert run_cli("compare", "base", "cand", "--store", db, "--fail-on-regression") == 1
-    assert "regressed: pass_rate" in capsys.readouterr().out
-    assert run_cli("compare", "base", "same", "--store", db, "--fail-on-regression") == 0
+    assert run_cli("compare", "base", "few", "--store", db, "--fail-on-regression") == 0
+    assert run_cli("compare", "base", "few", "--store", db, "--fail-on-inconclusive") == 1
+    out = capsys.readouterr().out
+    assert "pass_rate: inconclusive: about" in out and "paired cases like these would be needed" in out
     assert run_cli("compare", "base", "cand", "--store", db, "--metric", "latency_ms", "--fail-on-regression") == 0
-    assert run_cli("compare", "base", "gone", "--store", db) == 2
+    assert "no metric gates this comparison" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--metric", "speed"], "unknown --metric 'speed'"), (["--gate", "speed"], "unknown --gate 'speed'"),
+    (["--alpha", "0.5"], "--alpha must be between 0 and 0.5"), (["--margin", "ten"], "--margin 'ten' must be"),
+    (["--margin", "speed=1"], "--margin speed=… names an unknown metric"), (["--margin", "0"], "must be a positive"),
+])
+def test_bad_options_are_one_line_usage_errors(h, capsys, args, message):
+    write_experiment(h.store, "base", [1])
+    h.flush()
+    assert run_cli("compare", "base", "base", "--store", str(h.store.location), *args) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_unknown_experiment_is_a_usage_error(h, capsys):
+    write_experiment(h.store, "base", [1])
+    h.flush()
+    assert run_cli("compare", "base", "gone", "--store", str(h.store.location)) == 2
     assert "no experiment 'gone'" in capsys.readouterr().err
-    assert run_cli("compare", "base", "cand", "--store", db, "--metric", "speed") == 2
-    assert run_cli("compare", "base", "cand", "--store", db, "--alpha", "2") == 2
 
 
-pairs = st.lists(st.tuples(st.floats(-1e3, 1e3), st.floats(-1e3, 1e3)), min_size=1, max_size=25)
+def test_every_metric_is_known_by_name_with_its_direction_and_kind():
+    assert list(METRICS) == ["pass_rate", "answer_score", "tool_f1", "trajectory_match", "latency_ms",
+                             "total_tokens", "total_cost"]
+    assert [m.name for m in METRICS.values() if m.higher_is_better] == list(METRICS)[:4]
+    assert [m.name for m in METRICS.values() if m.outcome] == ["pass_rate"]
+    assert [m.name for m in METRICS.values() if m.completed_only] == ["latency_ms", "total_tokens", "total_cost"]
 
 
-@settings(max_examples=40, deadline=None)
-@given(pairs)
-def test_the_interval_holds_the_mean_delta_and_ignores_the_order_of_pairs(values):
-    a, b = [x for x, _ in values], [y for _, y in values]
-    r = evaluators.compare_paired(a, b, higher_is_better=True, resamples=2_000)
-    assert r.ci_low <= r.delta <= r.ci_high
-    assert 0.0 <= r.p_value <= 1.0 and -1.0 <= r.effect_size <= 1.0
-    flipped = evaluators.compare_paired(a[::-1], b[::-1], higher_is_better=True, resamples=2_000)
-    assert flipped.delta == pytest.approx(r.delta) and flipped.p_value == pytest.approx(r.p_value)
+def test_compare_reads_a_store_directly(h):
+    write_experiment(h.store, "base", [1] * 4)
+    c = compare_experiments(h.store, "base", "base", metrics=["pass_rate"])
+    assert [m.name for m in c.metrics] == ["pass_rate"] and c.gate == ("pass_rate",)
 
 
-@settings(max_examples=30, deadline=None)
-@given(st.lists(st.sampled_from([0, 1]), min_size=1, max_size=30))
-def test_a_version_against_itself_is_unchanged(outcomes):
-    r = evaluators.compare_paired(outcomes, outcomes, higher_is_better=True, binary=True, resamples=1_000)
-    assert (r.delta, r.p_value, r.verdict) == (0.0, 1.0, "unchanged")
-
-
-def test_no_pairs_is_no_comparison():
-    r = evaluators.compare_paired([], [], higher_is_better=True)
-    assert (r.n, r.delta, r.verdict) == (0, None, "unchanged")
-
-
-def test_the_report_of_two_experiments_compares_them_and_shows_their_pass_rates(h, tmp_path, capsys):
+def test_the_report_of_two_experiments_compares_them_in_the_same_words(h, tmp_path, capsys):
     write_experiment(h.store, "base", [1] * 30)
     write_experiment(h.store, "cand", [1] * 18 + [0] * 12)
     h.flush()
@@ -164,3 +338,23 @@ def test_the_report_of_two_experiments_compares_them_and_shows_their_pass_rates(
     page = out.read_text()
     assert "Comparison: base → cand" in page and "badge regressed" in page
     assert "<td class=num>100%</td>" in page and "<td class=num>60%</td>" in page
+    assert "regressed: pass_rate" in page and "90% CI" in page and "0.00024 worse" in page
+
+
+@pytest.mark.parametrize("name", ["", "  "])
+def test_a_blank_name_is_refused_as_such(h, capsys, name):
+    write_experiment(h.store, "base", [1])
+    with pytest.raises(ExperimentError, match="not blank"):
+        h.compare("base", name)
+    h.flush()
+    assert run_cli("compare", name, "base", "--store", str(h.store.location)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "an experiment name must be a text that is not blank" in err
+
+
+def test_a_huge_unknown_name_is_cut_in_the_one_line_error(h, capsys):
+    write_experiment(h.store, "base", [1])
+    h.flush()
+    assert run_cli("compare", "base", "n" * 100_000, "--store", str(h.store.location)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < 400 and "no experiment 'nnnn" in err and "more characters]" in err

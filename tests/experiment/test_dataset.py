@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import time
 
 import pytest
 
 from harness.experiment.dataset import DatasetError, load_dataset
+from tests.conftest import NOT_REGULAR, not_regular_file, returns_within
 
 
 def write(tmp_path, name, text):
@@ -55,6 +58,8 @@ def test_a_csv_dataset_reads_json_input_and_comma_separated_names(tmp_path):
     ({"id": "a", "input": 1, "expected_tools": "search"}, "'expected_tools': a list of names"),
     ({"id": "a", "input": 1, "metadata": [1]}, "'metadata': an object"),
     ({"id": True, "input": 1}, "'id': a non-empty text or integer"),
+    ({"id": "a", "input": 1, "subject": " "}, "'subject': a text that is not blank"),
+    ({"id": "a", "input": 1, "expected_tools": ["search", " "]}, "'expected_tools': a list of names (none blank)"),
 ])
 def test_a_bad_case_is_named_by_file_line_and_field(tmp_path, case, field):
     path = write(tmp_path, "cases.jsonl", jsonl({"id": "ok", "input": 0}, case))
@@ -94,3 +99,61 @@ def test_a_missing_file_is_one_clear_error(tmp_path):
 def test_cases_given_in_code_are_checked_the_same_way():
     with pytest.raises(DatasetError, match=r"item 2: field 'input': required"):
         load_dataset([{"id": "a", "input": 1}, {"id": "b"}])
+
+
+def test_line_breaks_other_than_newline_inside_jsonl_strings_are_accepted(tmp_path):
+    text = "line\u2028separator \u2029paragraph \u0085next-line"
+    path = tmp_path / "cases.jsonl"
+    path.write_text(jsonl({"id": "a", "input": text}, {"id": "b", "input": 1}), encoding="utf-8")
+    data = load_dataset(path)
+    assert [c.input for c in data.cases] == [text, 1] and [c.line for c in data.cases] == [1, 2]
+
+
+@pytest.mark.parametrize("kind", NOT_REGULAR)
+def test_a_dataset_that_is_not_a_regular_file_is_refused_at_once(tmp_path, kind):
+    path = not_regular_file(tmp_path, kind, "cases.jsonl")
+    if path.suffix != ".jsonl":  # /dev/zero itself: refused for its name before anything
+        with pytest.raises(DatasetError, match="a dataset is .jsonl, .json or .csv"):
+            returns_within(5, load_dataset, path)
+        return
+    with pytest.raises(DatasetError, match=r"cannot read dataset .*cases.jsonl': it is .*, not a regular file"):
+        returns_within(5, load_dataset, path)
+
+
+def test_a_large_file_without_a_dataset_suffix_is_refused_before_it_is_read(tmp_path):
+    path = tmp_path / "cases.jsonl.bak"
+    with open(path, "wb") as file:
+        file.truncate(200_000_000)  # sparse: 200 MB that cost nothing to write
+    started = time.perf_counter()
+    with pytest.raises(DatasetError, match=r"a dataset is .jsonl, .json or .csv, not '.bak'"):
+        load_dataset(path)
+    assert time.perf_counter() - started < 0.1
+
+
+def test_json_nested_too_deeply_is_refused_with_file_and_line(tmp_path):
+    path = tmp_path / "cases.jsonl"
+    path.write_text(jsonl({"id": "a", "input": 1}) + '{"id": "b", "input": ' + "[" * 100_000 + "\n")
+    with pytest.raises(DatasetError, match=r"cases.jsonl:2: not JSON: nested deeper than 200 levels"):
+        load_dataset(path)
+
+
+def test_a_json_error_names_its_column_in_one_sentence(tmp_path):
+    path = tmp_path / "cases.jsonl"
+    path.write_text('{"id": "a", "input": "open\n')
+    with pytest.raises(DatasetError) as err:
+        load_dataset(path)
+    assert str(err.value) == f"{path}:1: not JSON: Unterminated string starting at column 22"
+
+
+def test_a_csv_cell_over_the_csv_field_limit_is_one_error_with_its_line(tmp_path):
+    path = tmp_path / "cases.csv"
+    path.write_text('id,input\na,1\nb,"' + "x" * 200_000 + '"\n')
+    with pytest.raises(DatasetError, match=r"cases.csv:3: not CSV: field larger than field limit"):
+        load_dataset(path)
+
+
+def test_the_hash_is_of_the_file_bytes_whatever_its_format(tmp_path):
+    for name, text in (("a.jsonl", jsonl({"id": "a", "input": 1})), ("a.json", '[{"id": "a", "input": 1}]'),
+                       ("a.csv", "id,input\na,1\n")):
+        path = write(tmp_path, name, "\ufeff" + text)
+        assert load_dataset(path).sha256 == hashlib.sha256(path.read_bytes()).hexdigest()

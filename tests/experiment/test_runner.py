@@ -151,6 +151,15 @@ def test_the_judge_check_grades_with_the_given_chat_model(h):
     assert all(0.2 <= s <= 1.0 for s in scores)  # the offline judge grades word overlap with the reference
 
 
+def test_a_judge_grade_that_is_nan_leaves_the_case_unscored_and_failed(h):
+    e = h.experiment("nan-judge", react_agent(), capital_cases(2, answer_check="judge"),
+                     judge=lambda answer, reference, question: float("nan"))
+    assert [r["passed"] for r in runs_of(h, "nan-judge", "passed")] == [0, 0]
+    metrics = h.sheets(e.run_ids, sheets=["agent_metrics"])["agent_metrics"]
+    assert metrics["final_answer_quality"].isna().all()
+    assert all("not a finite number" in d["reason"] for d in metrics["answer_details"])
+
+
 def test_an_experiment_runs_from_inside_a_running_event_loop(h):
     async def notebook_cell():
         return h.experiment("nb", react_agent(), capital_cases(1))
@@ -168,3 +177,19 @@ def test_a_runs_view_shows_its_cases_outcome(h):
     good, bad = (load_run(h.store, run_id).to_dict()["scores"]["case"] for run_id in e.run_ids)
     assert good["passed"] and good["answer"]["check"] == "contains" and good["answer"]["score"] == 1.0
     assert not bad["passed"] and bad["answer"]["reference"] == "Atlantis"
+
+
+@pytest.mark.parametrize("name, message", [
+    ("", "not blank"), ("   ", "not blank"), ("base\nline", "no control character"), ("\x1b[2Jbase", "no control character"),
+    ("n" * 201, "at most 200 characters, not 201"),
+])
+def test_a_name_that_cannot_be_shown_on_one_line_is_refused_before_anything_runs(h, name, message):
+    with pytest.raises(ExperimentError, match=message):
+        h.experiment(name, react_agent(), capital_cases(1))
+    assert h.experiments().empty and h.sheets(sheets=["runs"])["runs"].empty
+
+
+def test_a_huge_name_is_refused_in_a_message_of_bounded_length(h):
+    with pytest.raises(ExperimentError) as refused:
+        h.experiment("n" * 100_000, react_agent(), capital_cases(1))
+    assert "at most 200 characters, not 100,000" in str(refused.value) and len(str(refused.value)) < 200

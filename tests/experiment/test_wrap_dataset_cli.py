@@ -69,11 +69,17 @@ def test_a_bad_dataset_is_refused_before_anything_runs(tmp_path):
     (["--dataset", "cases.jsonl", "--context", "{nope"], "--context is not valid JSON"),
     (["--dataset", "cases.jsonl", "--prices", "prices.toml"], "cannot read prices file"),
     (["--input", "{}", "--experiment", "e"], "--experiment goes with --dataset"),
+    (["--dataset", "cases.jsonl", "--experiment", ""], "an experiment name must be a text that is not blank"),
+    (["--dataset", "cases.jsonl", "--experiment", " \t"], "an experiment name must be a text that is not blank"),
+    (["--dataset", "cases.jsonl", "--experiment", "base\x1b[2J"], "holds no control character"),
+    (["--dataset", "cases.jsonl", "--experiment", "n" * 100_000], "at most 200 characters, not 100,000"),
+    (["--input", "{}", "--subject", "  "], "--subject needs a value"),
 ])
 def test_unusable_options_are_one_line_and_exit_2(tmp_path, args, message):
     dataset(tmp_path, CASES)
     result = harness(tmp_path, "wrap", AGENT, *args, "--store", str(tmp_path / "runs.db"))
     assert result.returncode == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert len(result.stderr) < 400 and "\x1b" not in result.stderr and not (tmp_path / "runs.db").exists()
 
 
 def test_a_name_already_used_is_refused_unless_appended(tmp_path):

@@ -8,7 +8,7 @@ import pytest
 from python_calamine import CalamineWorkbook
 
 from harness.cli import main
-from harness.schema import SHEET_NAMES, sheet
+from harness.schema import ALL_SHEET_NAMES, sheet
 
 from .sheets_helpers import assert_exactly_once
 
@@ -22,10 +22,10 @@ def run_cli(*args: str) -> int:
 def test_export_out_writes_the_workbook_and_prints_rows_per_sheet(filled, tmp_path, capsys):
     out = tmp_path / "book.xlsx"
     assert run_cli("--out", str(out), "--store", str(filled.path)) == 0
-    assert CalamineWorkbook.from_path(str(out)).sheet_names == list(SHEET_NAMES)
+    assert CalamineWorkbook.from_path(str(out)).sheet_names == list(ALL_SHEET_NAMES)
     printed = capsys.readouterr().out
     assert "wrote" in printed and "51 rows" in printed
-    assert all(name in printed for name in SHEET_NAMES)
+    assert all(name in printed for name in ALL_SHEET_NAMES)
 
 
 def test_repeated_run_options_select_those_runs(filled, tmp_path):

@@ -16,7 +16,7 @@ from exporters import (
     sheet_header,
     sheets_cell,
 )
-from harness.schema import SHEET_NAMES, SHEETS, sheet
+from harness.schema import ALL_SHEET_NAMES, SHEETS, sheet
 
 from .conftest import fill, make_rows
 from .sheets_helpers import assert_exactly_once, sheet_keys
@@ -33,8 +33,8 @@ def push(server, store, sid, policy, **kwargs) -> SheetsPushResult:
 
 def test_first_push_creates_all_fifteen_worksheets_with_header_and_hidden_key_column(sheets_server, sid, filled, policy):
     result = push(sheets_server, filled, sid, policy)
-    assert sheets_server.titles(sid) == ["Sheet1", *SHEET_NAMES]
-    assert result.created == SHEET_NAMES
+    assert sheets_server.titles(sid) == ["Sheet1", *ALL_SHEET_NAMES]
+    assert result.created == ALL_SHEET_NAMES
     for s in SHEETS:
         ws = sheets_server.worksheet(sid, s.name)
         assert tuple(sheets_server.values(sid, s.name)[0]) == (*s.all_column_names, "row_key")
@@ -56,7 +56,7 @@ def test_appends_send_raw_values_and_insert_rows(sheets_server, sid, filled, pol
     push(sheets_server, filled, sid, policy)
     appends = [r for r in sheets_server.requests if r.endpoint == "append"]
     assert {(r.query["valueInputOption"][0], r.query["insertDataOption"][0]) for r in appends} == {("RAW", "INSERT_ROWS")}
-    assert all(r.sheets == (name,) for r, name in zip(appends, SHEET_NAMES))
+    assert all(r.sheets == (name,) for r, name in zip(appends, ALL_SHEET_NAMES))
 
 
 def test_cells_keep_their_types_and_formula_like_text_stays_text(sheets_server, sid, store, policy):
@@ -164,7 +164,7 @@ def policy_kwargs(policy: SheetsPolicy) -> dict:
 def test_progress_is_reported_for_every_sheet_in_order(sheets_server, sid, filled, policy):
     seen = []
     push(sheets_server, filled, sid, policy, progress=lambda name, rows: seen.append((name, rows)))
-    assert [name for name, _ in seen] == list(SHEET_NAMES)
+    assert [name for name, _ in seen] == list(ALL_SHEET_NAMES)
     assert dict(seen)["runs"] == 4
 
 

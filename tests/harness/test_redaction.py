@@ -1,6 +1,6 @@
 """Secrets never reach a row, a span, an export or a log line: every channel a run has
-(input, prompt, response, tool arguments and output, error, metadata, subject), searched
-in every place it lands (store file, WAL, xlsx XML, spans, OTLP body)."""
+(input, prompt, response, tool arguments and output, error, traceback, metadata, subject),
+searched in every place it lands (store file, WAL, xlsx XML, spans, OTLP body)."""
 
 import logging
 import re
@@ -29,6 +29,7 @@ SECRETS = {  # channel -> a secret of a different kind in each
     "error": "Sup3rS3cretPw",
     "metadata": "AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW",
     "subject": "envsecret-0123456789",
+    "traceback": "hf_QrStUvWxYzAbCdEfGhIjKlMnOpQrStUvWx",
 }
 
 
@@ -44,6 +45,12 @@ def database(query: str) -> str:
     raise ConnectionError(f"cannot reach postgresql://app:{SECRETS['error']}@db.internal/prod for {query}")
 
 
+@tool
+def hub(model: str) -> str:
+    """A tool that fails on a line holding a hard-coded token, which its traceback quotes."""
+    token = "hf_QrStUvWxYzAbCdEfGhIjKlMnOpQrStUvWx"; raise PermissionError(f"{model} is gated")  # noqa: E702, F841
+
+
 def _run_everything(harness: Harness) -> str:
     model = graphs.fake_model(f"done, used {SECRETS['response']}")
 
@@ -53,6 +60,10 @@ def _run_everything(harness: Harness) -> str:
         try:
             database.invoke({"query": "select 1"}, config)
         except ConnectionError:
+            pass
+        try:
+            hub.invoke({"model": "llama"}, config)
+        except PermissionError:
             pass
         return {"log": ["done"]}
 

@@ -32,12 +32,12 @@ def subjects(harness):
 
 def test_held_runs_are_written_in_the_order_the_caller_releases_them(harness):
     first, second = finished(harness, "first", hold=True), finished(harness, "second", hold=True)
-    harness._writes.flush()  # what the writers had: nothing held
+    harness._writer.flush()  # what the writers had: nothing held
     assert subjects(harness) == []
     second.write()
     first.write()
     first.write()  # once only
-    harness._writes.flush()
+    harness._writer.flush()
     assert subjects(harness) == ["second", "first"]
 
 

@@ -1,68 +1,17 @@
 """Each secret rule, alone and in the table: what it redacts, what it keeps, what it leaves."""
 
+import json
+import time
+
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness import REDACTED, Redactor
 from harness.tracing.encode import PREVIEW_CHARS, cut, preview
 from harness.tracing.redact import MARGIN
-from harness.tracing.secret_rules import RULES
-
-# rule -> (text holding a secret, the secret, what must stay readable)
-EXAMPLES = {
-    "private-key": ("key: -----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAq7Bv3kR9\n-----END RSA PRIVATE KEY----- ok",
-                    "MIIEowIBAAKCAQEAq7Bv3kR9", "-----BEGIN RSA PRIVATE KEY-----"),
-    "jwt": ("token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk now",
-            "eyJzdWIiOiIxMjM0NTY3ODkwIn0", "now"),
-    "url-credentials": ("connect to postgresql://app:Sup3rS3cret@db.internal:5432/prod", "Sup3rS3cret",
-                        "postgresql://app:"),
-    "url-parameter": ("GET https://bucket.s3.amazonaws.com/f?X-Amz-Signature=9f3c2a7b1e&X-Amz-Date=20260101",
-                      "9f3c2a7b1e", "X-Amz-Date=20260101"),
-    "bearer": ("curl -H 'Bearer abcDEF123456789xyz'", "abcDEF123456789xyz", "Bearer "),
-    "basic-auth": ("Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1l", "YWxhZGRpbjpvcGVuc2VzYW1l", "Basic "),
-    "aws-access-key-id": ("aws_access_key_id=AKIAQYLPMN5HHHFPZAM2", "AKIAQYLPMN5HHHFPZAM2", "aws_access_key_id="),
-    "github-token": ("push with ghp_R2d2C3poBB8aLuke5kyW4lkerH4nSoL0ea1a", "ghp_R2d2C3poBB8aLuke5kyW4lkerH4nSoL0ea1a",
-                     "push with"),
-    "gitlab-token": ("GITLAB glpat-Xy7kP2mQ9rT4vW1zB8nC", "glpat-Xy7kP2mQ9rT4vW1zB8nC", "GITLAB"),
-    "slack-token": ("bot xoxb-2048151924-2048151925-AbCdEfGhIjKlMnOp", "xoxb-2048151924-2048151925-AbCdEfGhIjKlMnOp",
-                    "bot"),
-    "slack-webhook": ("post to https://hooks.slack.com/services/T0001/B0002/XXXXXXXXXXXXXXXXXXXXXXXX",
-                      "T0001/B0002/XXXXXXXXXXXXXXXXXXXXXXXX", "hooks.slack.com/services/"),
-    "stripe-key": ("charge with sk_live_51HxYz2KqLmNoPqRsTuVwXyZ01", "sk_live_51HxYz2KqLmNoPqRsTuVwXyZ01", "charge"),
-    "google-api-key": ("maps key AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW", "AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW",
-                       "maps"),
-    "google-oauth": ("secret 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", "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", "secret"),
-    "openai-anthropic-key": ("OPENAI sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12", "sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12", "OPENAI"),
-    "groq-key": ("groq gsk_Zq8Wx7Vc6Bn5Mm4Ll3Kk2Jj1Hh0Gg9Ff8", "gsk_Zq8Wx7Vc6Bn5Mm4Ll3Kk2Jj1Hh0Gg9Ff8", "groq"),
-    "huggingface-token": ("hf hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh", "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh", "hf "),
-    "npm-token": ("//registry:_authToken npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", "npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
-                  "//registry"),
-    "pypi-token": ("upload pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0NTY3",
-                   "pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0NTY3", "upload"),
-    "sendgrid-key": ("mail SG.aBcDeFgHiJkLmNoPqRsTuV.wXyZaBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgHiJkLm",
-                     "SG.aBcDeFgHiJkLmNoPqRsTuV.wXyZaBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgHiJkLm", "mail"),
-    "twilio-key": ("twilio SK0123456789abcdef0123456789abcdef", "SK0123456789abcdef0123456789abcdef", "twilio"),
-    "mailgun-key": ("mailgun key-3ax6xnjp29jd6fds4gc373sgvjxteol0", "key-3ax6xnjp29jd6fds4gc373sgvjxteol0", "mailgun"),
-    "azure-ad-client-secret": ("client abc1Q~aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456", "abc1Q~aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456",
-                               "client"),
-    "shopify-token": ("shop shpat_0123456789abcdef0123456789abcdef", "shpat_0123456789abcdef0123456789abcdef", "shop"),
-    "databricks-token": ("dbx dapi0123456789abcdef0123456789abcdef", "dapi0123456789abcdef0123456789abcdef", "dbx"),
-    "digitalocean-token": ("do dop_v1_" + "a1" * 32, "dop_v1_" + "a1" * 32, "do "),
-    "linear-key": ("linear lin_api_" + "Ab3" * 13 + "Z", "lin_api_" + "Ab3" * 13 + "Z", "linear"),
-    "postman-key": ("pm PMAK-0123456789abcdef01234567-0123456789abcdef0123456789abcdef01",
-                    "PMAK-0123456789abcdef01234567-0123456789abcdef0123456789abcdef01", "pm"),
-    "square-token": ("sq sq0atp-AbCdEfGhIjKlMnOpQrStUv", "sq0atp-AbCdEfGhIjKlMnOpQrStUv", "sq "),
-    "heroku-key": ("heroku HRKU-AA" + "x9" * 29, "HRKU-AA" + "x9" * 29, "heroku"),
-    "telegram-bot-token": ("bot 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1", "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1",
-                           "bot"),
-    "doppler-token": ("dp dp.pt.aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgHiJkLmNoPq", "dp.pt.aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgHiJkLmNoPq",
-                      "dp "),
-    "age-secret-key": ("age AGE-SECRET-KEY-1" + "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" + "QPZRY9X8GF2TVDW0S3JN54KHCE6M",
-                       "AGE-SECRET-KEY-1QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8GF2TVDW0S3JN54KHCE6M", "age"),
-    "cookie-header": ("Cookie: sessionid=8f14e45fceea167a; csrftoken=c9f0f895fb98ab91", "8f14e45fceea167a", "Cookie: "),
-    "secret-key-value": ('{"user": "ann", "password": "correct horse battery"}', "correct horse battery", '"user": "ann"'),
-}
+from harness.tracing.secret_rules import MIN_ENV_SECRET_CHARS, RULES
+from tests.support.secrets import EXAMPLES, ORDINARY, SEPARATORS, WRITTEN, around
 
 
 def test_every_rule_has_an_example():
@@ -118,16 +67,60 @@ def test_key_value_forms_in_text_json_and_headers_are_redacted(text, secret):
     assert secret not in out and REDACTED in out
 
 
-@pytest.mark.parametrize("name", ["SERVICE_KEY", "GH_TOKEN", "APP_SECRET", "DB_PASSWORD", "SMTP_PASS", "MAPS_APIKEY",
-                                  "GCP_CREDENTIALS", "PROXY_AUTH", "PASSWORD"])
+# --- environment secrets ------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", [
+    # a word after "_", as the issue found them stored: MY_SERVICE_PWD
+    "MY_SERVICE_PWD", "DB_PASSWD", "SMTP_PASS", "DB_PASSWORD", "KEY_PASSPHRASE", "APP_SECRET", "GH_TOKEN",
+    "SERVICE_KEY", "MAPS_APIKEY", "GCP_CREDENTIAL", "GCP_CREDENTIALS", "PROXY_AUTH", "APP_PRIVATE", "Y_PRIVATE_KEY",
+    "MY_DB_DSN", "SENTRY_DSN", "X_CONNECTION_STRING", "DB_CONN_STRING", "DB_CONNSTR", "FOO_AUTH",
+    # the whole name
+    "PASSWORD", "PASSWD", "SECRET", "TOKEN", "KEY", "APIKEY", "AUTH", "DSN", "CREDENTIALS",
+    # glued: the words that end no ordinary word
+    "PGPASSWORD", "MYSQLPASSWD", "GITHUBTOKEN", "CLIENTSECRET",
+    # any case
+    "my_service_pwd", "db_password", "My_Db_Dsn", "x_connection_string", "github_token",
+])
 def test_values_of_secret_named_environment_variables_are_redacted(name):
     redact = Redactor(environ={name: "v4lue-0f-the-secret", "HOME": "/root/home-dir"})
     assert redact("sent v4lue-0f-the-secret from /root/home-dir") == f"sent {REDACTED} from /root/home-dir"
 
 
+@pytest.mark.parametrize("name", [
+    "PWD", "pwd", "OLDPWD",  # the shell's working directories: paths
+    "PATH", "HOME", "SHELL", "KEYBOARD_LAYOUT", "TOKENIZERS_PARALLELISM", "MAX_TOKENS", "SSH_AUTH_SOCK",
+    "PASSWORD_STORE_DIR", "KEYRING_BACKEND", "AUTHOR_NAME", "MONKEY", "BYPASS", "OAUTHLIB_INSECURE_TRANSPORT",
+    "TOKEN_LIMIT", "SECRETS_DIR", "DSN_TIMEOUT", "PRIVATE_MODE",
+])
+def test_environment_variables_whose_names_say_no_secret_are_left_alone(name):
+    value = "/home/user/projects/agent-harness"
+    assert Redactor(environ={name: value})(f"working in {value}") == f"working in {value}"
+
+
 def test_short_values_of_secret_named_variables_are_not_redacted():
-    redact = Redactor(environ={"FEATURE_AUTH": "on", "RETRY_KEY": "1234567"})
-    assert redact("auth on, retry 1234567") == "auth on, retry 1234567"
+    redact = Redactor(environ={"FEATURE_AUTH": "on", "RETRY_KEY": "1234567", "DB_PWD": "7-chars"})
+    assert redact("auth on, retry 1234567, pwd 7-chars") == "auth on, retry 1234567, pwd 7-chars"
+
+
+def test_the_minimum_length_of_an_environment_secret_is_the_documented_one():
+    short, enough = "x" * (MIN_ENV_SECRET_CHARS - 1), "y" * MIN_ENV_SECRET_CHARS
+    redact = Redactor(environ={"A_PWD": short, "B_PWD": enough})
+    assert redact(f"{short} {enough}") == f"{short} {REDACTED}"
+
+
+def test_the_password_of_a_url_in_any_variable_is_a_secret_and_the_url_stays_readable():
+    redact = Redactor(environ={"DATABASE_URL": "postgresql://app:db-passw0rd-1@db.internal:5432/prod",
+                               "http_proxy": "http://me:pr%40xy-pass@proxy:3128"})
+    assert redact("retrying with db-passw0rd-1") == f"retrying with {REDACTED}"
+    assert redact("postgresql://app:db-passw0rd-1@db.internal:5432/prod") == \
+        f"postgresql://app:{REDACTED}@db.internal:5432/prod"
+    assert redact("proxy password pr@xy-pass, quoted pr%40xy-pass") == f"proxy password {REDACTED}, quoted {REDACTED}"
+
+
+def test_a_short_url_password_is_redacted_where_the_url_is_written_but_not_as_a_word():
+    redact = Redactor(environ={"DATABASE_URL": "postgresql://u:p@h/db"})
+    out = redact("connect postgresql://u:p@h/db, p is for page")
+    assert out == f"connect postgresql://u:{REDACTED}@h/db, p is for page"
 
 
 def test_an_environment_secret_is_found_escaped_in_json_and_quoted_in_a_url():
@@ -142,10 +135,87 @@ def test_redacting_twice_changes_nothing():
         assert redact(once) == once
 
 
+# --- through separators and encodings ------------------------------------------------------
+
+#: How text reaches the redactor: as it is, kept as JSON text (a tool's text output), as a
+#: JSON string inside JSON text, in a Python repr (an exception's message quoting a value).
+LAYERS = {"as is": str, "JSON": json.dumps, "JSON in JSON": lambda text: json.dumps(json.dumps(text)), "repr": repr}
+_ASSIGNMENTS = {"URL-encoded ="}  # a separator that makes a name and a value of ordinary words
+
+
+@pytest.mark.parametrize("rule", sorted(WRITTEN))
+def test_a_secret_is_redacted_after_every_separator_in_every_encoding(rule):
+    written, secret = WRITTEN[rule]
+    redact = Redactor(environ={})
+    leaked = [(separator, layer) for separator in SEPARATORS for layer, encode in LAYERS.items()
+              if secret in redact(encode(around(written, separator)))]
+    assert leaked == []
+
+
+@pytest.mark.parametrize("line", ORDINARY)
+def test_ordinary_lines_are_left_alone_after_every_separator_in_every_encoding(line):
+    redact = Redactor(environ={})
+    changed = [(separator, layer) for separator in SEPARATORS.keys() - _ASSIGNMENTS
+               for layer, encode in LAYERS.items()
+               if redact(text := encode(around(line, separator))) != text]
+    assert changed == []
+
+
+@pytest.mark.parametrize("text", ["\nThe key point", "\ttoken count: 42", "\\nThe key point", "\\ttoken count: 42",
+                                  "%0AThe key point", "\\u000aBearer of bad news", "\\task-force", "\\nsk-ills"])
+def test_an_escape_before_an_ordinary_word_is_not_a_secret(text):
+    assert Redactor(environ={})(text) == text
+
+
+_pieces_of_text = st.lists(st.sampled_from([*ORDINARY, "x", "é", "\\", "%", "=", ": "]), max_size=3).map(" ".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rule=st.sampled_from(sorted(WRITTEN)), separators=st.lists(st.sampled_from(sorted(SEPARATORS)), min_size=1,
+                                                                  max_size=3),
+       layer=st.sampled_from(sorted(LAYERS)), before=_pieces_of_text, after=_pieces_of_text)
+def test_a_secret_amid_any_text_behind_any_separators_is_redacted_once_and_for_all(rule, separators, layer, before,
+                                                                                    after):
+    """Separators stacked (a quote after a line break ...) amid ordinary text: the secret goes,
+    and redacting again changes nothing (``[REDACTED]`` after any separator is no secret)."""
+    written, secret = WRITTEN[rule]
+    text = written
+    for separator in separators:
+        text = around(text, separator, before="", after="")
+    if separators[-1] == "start of text":
+        before = ""
+    out = Redactor(environ={})(LAYERS[layer](before + text + after))
+    assert secret not in out and REDACTED in out
+    assert Redactor(environ={})(out) == out
+
+
+@pytest.mark.parametrize("separator", sorted(SEPARATORS))
+def test_an_environment_secret_is_redacted_after_every_separator_in_every_encoding(separator):
+    redact = Redactor(environ={"APP_TOKEN": 'tok-98765"4321'})
+    for layer, encode in LAYERS.items():
+        out = redact(encode(around('tok-98765"4321', separator)))
+        assert "98765" not in out and REDACTED in out, layer
+
+
+@pytest.mark.parametrize("name", ["password", "Cookie", "Bearer", "123456789", "ey"])
+@pytest.mark.parametrize("filler", ["\\", "\\t", "%20", "\\u000a", "0", '\\"'])
+def test_long_runs_of_escapes_after_a_name_take_linear_time(name, filler):
+    """Escapes are recognised around names and values, but a run of them is read in one way
+    only: 50,000 backslashes after ``password`` took minutes when quote and blank both took
+    backslashes (milliseconds now; the bound is loose for a busy machine)."""
+    text = (name + filler * 50_000 + ":aa !") * 2
+    redact = Redactor(environ={})
+    started = time.perf_counter()
+    redact(text)
+    redact.finds_any([text])
+    assert time.perf_counter() - started < 5
+
+
 # --- before the cut ------------------------------------------------------------------------
 
 _CUT_SECRETS = {
     "openai-anthropic-key": "sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12",
+    "openai-anthropic-key on a line of JSON text": "\\nsk-proj-Ab12Cd34Ef56Gh78Ij90Kl12",
     "environment": "tok-987654321-zyx",
     "private-key": "-----BEGIN PRIVATE KEY-----\n" + "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" * 40 + "\n-----END PRIVATE KEY-----",
     "secret-key-value": '"password": "' + "Qw3rTy" * 30 + '"',
@@ -199,7 +269,8 @@ def test_a_bounded_encoder_hands_over_the_margin_and_still_cuts_the_same():
 _pieces = st.sampled_from(["gsk_", "GSK_", "sk-", "SK", "ſk-", "\u212aey=", "Bearer ", "bearer\t", "?token=", "&api_key=",
                            "abcdefgh", "0123456789", "ABCDEFGHIJKLMNOP", "-", "_", " ", "\x00", "é", "proj-", "hunter22",
                            "HUNTER22", "&", "password", "PaSſword", ": ", "=", '"', "\\", "'", "AKIA", "ghp_", "://",
-                           "u:p@h", "eyJhbGciOi", ".eyJzdWIi", "-----BEGIN PRIVATE KEY-----", "Basic ", "YWxhZGRpbjpv"])
+                           "u:p@h", "eyJhbGciOi", ".eyJzdWIi", "-----BEGIN PRIVATE KEY-----", "Basic ", "YWxhZGRpbjpv",
+                           "\\n", "\\t", "\\u000a", "%0A", "%3D", "%20"])
 _texts = st.lists(_pieces, max_size=14).map("".join)
 
 
@@ -230,7 +301,7 @@ _named = st.sampled_from(["subscription_key", "SUBSCRIPTION-KEY", "webhook.key",
                           "set-cookie", "Set-Cookie", "COOKIE", "authorization", "auth", "passwd", "password", "pwd",
                           "passphrase", "client_secret", "credentials", "creds", "token", "tokens", "input_tokens",
                           "=>", ":=", ": ", "=", ":", '"', "'", '\\"', "\\\\", " ", "\t", "\n", "hunter22", "Bearer ",
-                          "ß", "İ", "ﬃ", "x", "_", "-", ".", "\x00"])
+                          "ß", "İ", "ﬃ", "x", "_", "-", ".", "\x00", "\\t", "%3D", "%20", "%22", "\\n"])
 _key_value_texts = st.lists(_named, max_size=16).map("".join)
 
 
@@ -247,3 +318,10 @@ def test_a_rule_with_a_reach_starts_every_match_within_it_of_a_needle(rule, text
     for match in rule.pattern.finditer(text):
         head = match.group().casefold()
         assert any(head.find(needle, 0, rule.reach + len(needle)) != -1 for needle in rule.needles)
+
+
+def test_the_path_of_a_google_key_file_is_not_a_secret():
+    from harness.tracing.redact import secret_values
+
+    assert secret_values({"GOOGLE_APPLICATION_CREDENTIALS": "/home/me/keys/service-account.json",
+                          "MY_CREDENTIALS": "a-real-secret-value"}) == ["a-real-secret-value"]

@@ -128,6 +128,18 @@ def test_errors_mark_spans_but_interrupts_do_not(harness, exporter):
     assert spans["ask"].status.status_code != StatusCode.ERROR and spans["ask"].attributes["harness.interrupted"]
 
 
+def test_a_failed_spans_exception_event_carries_its_traceback(harness, exporter):
+    def exploding(state):
+        raise RuntimeError("node exploded")
+
+    with pytest.raises(RuntimeError):
+        with harness.run(workflow="boom") as run:
+            graphs.single_node(exploding).invoke({"log": []}, run.config)
+    (event,) = {s.name: s for s in finished(harness, exporter)}["only"].events
+    assert event.name == "exception" and event.attributes["exception.type"] == "RuntimeError"
+    assert ", in exploding\n" in event.attributes["exception.stacktrace"]
+
+
 def test_the_applications_active_span_becomes_the_runs_parent(harness, exporter):
     tracer = harness.tracer_provider.get_tracer("app")
     with tracer.start_as_current_span("request"):

@@ -35,11 +35,11 @@ def test_unknown_columns_are_an_error_not_a_silent_drop(tmp_path):
         store.write("runs", [{"run_id": "r1", "not_a_column": 1}])
 
 
-def test_sheets_returns_fifteen_frames_spec_columns_first(tmp_path):
+def test_sheets_returns_the_fifteen_then_scores_spec_columns_first(tmp_path):
     h = Harness(store=tmp_path / "runs.db")
     h.store.write("runs", [{"run_id": "r1", "company_name": "Acme", "tools_used": ["a", "b"], "total_steps": 3}])
     frames = h.sheets()
-    assert list(frames) == list(SHEET_NAMES)
+    assert list(frames) == [*SHEET_NAMES, "scores"]
     for name, frame in frames.items():
         spec = SHEETS_BY_NAME[name]
         assert list(frame.columns[: len(spec.columns)]) == list(spec.column_names)
@@ -245,7 +245,7 @@ def test_sheets_read_only_the_runs_sheets_and_columns_asked_for(tmp_path):
     assert frames["runs"].to_dict("records") == [{"run_id": "r2", "total_steps": 2}, {"run_id": "r3", "total_steps": 3}]
     assert list(frames["tool_calls"].columns) == ["run_id"] and list(frames["tool_calls"].run_id) == ["r2", "r3"]
     per_sheet = store.sheets(["r0", "r3"], experiment=["base"], columns={"runs": ["run_id"]})
-    assert list(per_sheet["runs"].run_id) == ["r0"] and len(per_sheet) == 15
+    assert list(per_sheet["runs"].run_id) == ["r0"] and len(per_sheet) == 16
     assert list(per_sheet["tool_calls"].columns)[:3] == ["run_id", "company_name", "node"]
     with pytest.raises(KeyError, match="no sheet read has column"):
         store.sheets(sheets=["runs"], columns=["tool_name"])

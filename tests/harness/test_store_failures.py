@@ -14,6 +14,7 @@ import pytest
 from harness import Harness, StoreError
 from harness.cli import main
 from harness.store import sqlite as sqlite_engine
+from tests.conftest import not_regular_file, returns_within
 
 from . import graphs
 
@@ -106,7 +107,7 @@ def test_where_the_stores_directory_is_read_only_the_spool_goes_to_the_cache(tmp
 def test_where_nothing_can_be_written_runs_are_held_in_bounded_memory(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", "/proc/harness-test-cache")
     h = Harness(store="/proc/harness-test/runs.db", writer="inline")
-    spool = h._writes.spool
+    spool = h._writer.spool
     _run(h, "held")
     assert len(spool._memory) == 1
     spool.max_memory_bytes = spool._memory_bytes  # full: the next run is dropped, and counted
@@ -142,3 +143,44 @@ def test_sheets_of_a_store_corrupted_under_the_harness_raise_store_error(tmp_pat
     h.store._conn.execute("PRAGMA shrink_memory")  # the pages it had cached are gone
     with pytest.raises(StoreError, match="malformed"):
         h.sheets()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "symlink to a device"])
+def test_a_store_path_that_is_not_a_regular_file_is_refused_before_sqlite_opens_it(tmp_path, kind):
+    from harness import Store
+
+    path = not_regular_file(tmp_path, kind, "runs.db")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    for lazy in (False, True):  # never worth trying again later
+        with pytest.raises(StoreError, match=r"cannot open store .*runs.db': it is .*, not a SQLite file"):
+            returns_within(5, Store, path, lazy=lazy)
+        with pytest.raises(StoreError, match="not a SQLite file"):
+            returns_within(5, Harness, store=path, strict=not lazy)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # no journal, WAL or spool beside it
+
+
+def test_a_device_as_store_creates_nothing_beside_it():
+    from harness import Store
+
+    assert not Path("/dev/zero-journal").exists() and not Path("/dev/zero-wal").exists()
+    with pytest.raises(StoreError, match=r"cannot open store '/dev/zero': it is a character device"):
+        returns_within(5, Store, "/dev/zero")
+    assert not Path("/dev/zero-journal").exists() and not Path("/dev/zero-wal").exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "symlink to a device"])
+@pytest.mark.parametrize("command", [["list"], ["show", "abcd"], ["report"], ["export", "--out", "x.xlsx"],
+                                     ["run", "Acme Corp", "--no-excel"], ["wrap", "g:app", "--input", "{}"]])
+def test_the_cli_refuses_a_store_that_is_not_a_regular_file_in_one_line(tmp_path, capsys, monkeypatch, kind,
+                                                                         command):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "graph").mkdir()
+    (tmp_path / "graph" / "g.py").write_text("from tests.harness import graphs\napp = graphs.sequential()\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "graph"))
+    path = not_regular_file(tmp_path, kind, "runs.db")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(SystemExit) as exit_info:
+        returns_within(30, main, [*command, "--store", str(path)])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and err.count("\n") == 1 and "not a SQLite file" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

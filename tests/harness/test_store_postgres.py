@@ -123,10 +123,13 @@ def test_an_older_store_is_migrated_and_loses_nothing(pg_url):
     store.write("runs", [{"run_id": "old", "row_key": "old:runs", "status": "completed", "experiment": "e"}])
     store._execute('ALTER TABLE "runs" DROP COLUMN "passed"')
     store._execute("DROP TABLE experiments")
+    store._execute("DROP TABLE scores")
+    store._execute('ALTER TABLE "runs" DROP COLUMN "outputs"')
     store.set_meta("schema_version", "3")
     store.close()
     reopened = Store(pg_url)
     assert reopened.meta("schema_version") == str(SCHEMA_VERSION)
+    assert reopened.count("scores") == 0 and "outputs" in reopened._table_columns("runs")
     (row,) = reopened.rows("runs", columns=["run_id", "status", "experiment", "passed"])
     assert row == {"run_id": "old", "status": "completed", "experiment": "e", "passed": None}
     assert reopened.experiment_records() == []

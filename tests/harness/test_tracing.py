@@ -170,6 +170,68 @@ def test_tool_that_raises_is_a_failed_tool_call_with_its_error(harness):
     assert harness.sheets([run.run_id])["runs"].iloc[0].status == "completed"
 
 
+def test_a_tool_that_raises_keeps_its_traceback_down_to_the_failing_line(harness):
+    def node(state, config):
+        try:
+            graphs.broken.invoke({"query": "x"}, config)
+        except ValueError:
+            pass
+        return {"log": ["survived"]}
+
+    with harness.run(subject="tools") as run:
+        graphs.single_node(node).invoke({"log": []}, run.config)
+    f = harness.sheets([run.run_id])
+    trace = f["tool_calls"].iloc[0].traceback
+    assert trace.startswith("Traceback (most recent call last):\n")
+    assert trace.endswith("ValueError: backend unavailable for x\n")
+    last_frame = trace.splitlines()[-3:-1]  # the innermost frame: where, then the line itself
+    assert last_frame[0].endswith(", in broken") and "graphs.py" in last_frame[0]
+    assert last_frame[1] == '    raise ValueError(f"backend unavailable for {query}")'
+    ev = f["langgraph_events"]
+    assert list(ev[ev.status == "error"].traceback) == [trace]  # the tool's error row, and no other
+    assert ev[ev.status != "error"].traceback.isna().all()
+
+
+def test_a_node_that_raises_keeps_its_traceback_on_its_and_the_graphs_error_rows(harness):
+    def exploding(state):
+        raise RuntimeError("node exploded")
+
+    with pytest.raises(RuntimeError):
+        with harness.run(subject="boom") as run:
+            graphs.single_node(exploding).invoke({"log": []}, run.config)
+    ev = harness.sheets([run.run_id])["langgraph_events"]
+    errors = ev[ev.event_type == "on_chain_error"].set_index("event_kind")
+    for kind in ("node", "graph"):
+        trace = errors.loc[kind].traceback
+        assert ", in exploding\n" in trace and trace.endswith("RuntimeError: node exploded\n")
+
+
+def test_a_traceback_keeps_the_innermost_frames_and_is_bounded(harness):
+    def descend(depth: int) -> int:
+        return descend(depth + 1) if depth < 500 else int("not a number")
+
+    def node(state):
+        descend(0)
+
+    with pytest.raises(ValueError):
+        with harness.run(subject="deep") as run:
+            graphs.single_node(node).invoke({"log": []}, run.config)
+    ev = harness.sheets([run.run_id])["langgraph_events"]
+    trace = ev[(ev.event_kind == "node") & (ev.status == "error")].traceback.iloc[0]
+    assert len(trace) <= 8_192
+    assert "frames above left out]" in trace and "[Previous line repeated" in trace
+    assert trace.count(", in descend\n") == 3  # a repeated frame shown three times, as Python does
+    assert trace.endswith("ValueError: invalid literal for int() with base 10: 'not a number'\n")
+
+
+def test_an_interrupt_is_not_a_failure_and_has_no_traceback(harness):
+    graph = graphs.interrupting()
+    with harness.run(subject="hitl", config={"configurable": {"thread_id": "t-2"}}) as run:
+        graph.invoke({"log": []}, run.config)
+    ev = harness.sheets([run.run_id])["langgraph_events"]
+    assert set(ev[ev.node == "ask"].status) >= {"interrupted"} and ev.traceback.isna().all()
+
+
 def test_nested_tool_calls_record_depth_and_parent_tool(harness):
     def node(state, config):
         graphs.outer.invoke({"query": "q"}, config)
@@ -339,6 +401,7 @@ def test_a_model_call_that_raises_is_an_error_row_with_missing_usage(harness):
     llm = harness.sheets([run.run_id])["llm_calls"].iloc[0]
     assert llm.status == "error" and "provider down" in llm.error
     assert llm.usage_source == "missing" and pd.isna(llm.prompt_tokens) and pd.isna(llm.total_cost)
+    assert ", in _generate\n" in llm.traceback and llm.traceback.endswith("ConnectionError: provider down\n")
 
 
 class Shared(TypedDict, total=False):

@@ -12,6 +12,7 @@ import pytest
 from langchain_core.tools import tool
 
 from harness import REDACTED, Harness, Store
+from harness.writers import ProcessWriter
 from harness.writers import process as _writer_process
 
 from . import graphs
@@ -66,7 +67,7 @@ def test_rows_from_the_writer_process_equal_rows_written_in_the_host(tmp_path, o
     monkeypatch.setenv("HARNESS_WRITER", "thread")
     by_thread = Harness(store=tmp_path / "thread.db")
     thread_run = run_with_payload(by_thread, payload)
-    assert by_thread._writes.sent_to == set() and by_process._writes.sent_to
+    assert not isinstance(by_thread._writer, ProcessWriter) and by_process._writer.sent_to
     assert normalised(by_process, process_run) == normalised(by_thread, thread_run)
     events = by_process.sheets([process_run])["langgraph_events"]
     assert events.output_preview.str.contains('"label":"liquidity"').any()  # the type's JSON form
@@ -103,7 +104,7 @@ def test_with_harness_writer_thread_no_writer_process_is_started(tmp_path, own_w
     monkeypatch.setenv("HARNESS_WRITER", "thread")
     harness = Harness(store=tmp_path / "runs.db")
     run_id = run_with_payload(harness, "x")
-    assert _writer_process._current is None and harness._writes.sent_to == set()
+    assert _writer_process._current is None and not isinstance(harness._writer, ProcessWriter)
     assert harness.sheets([run_id])["runs"].shape[0] == 1
 
 
@@ -127,7 +128,7 @@ def test_an_application_module_named_like_the_standard_library_does_not_reach_th
     run_id = run_with_payload(harness, "x")
     harness.flush()
     process = _writer_process.writer_process()
-    assert process is not None and process.alive and process in harness._writes.sent_to
+    assert process is not None and process.alive and process in harness._writer.sent_to
     assert harness.store.count("runs", run_id) == 1
 
 
@@ -280,7 +281,7 @@ def test_runs_not_yet_written_hold_at_most_the_pending_bound(tmp_path, own_write
 def test_the_thread_writer_holds_at_most_the_pending_bound_too(tmp_path):
     limit = 1 << 20
     harness = Harness(store=tmp_path / "runs.db", writer="thread", max_pending_bytes=limit)
-    background = harness._writes.background
+    background = harness._writer.background
     release = threading.Event()
     background.submit(release.wait)  # the writer is busy until released
     query = "q" * 200_000  # a tool's input, kept whole: each run holds about this much

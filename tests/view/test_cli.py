@@ -135,6 +135,15 @@ def test_show_json_is_the_run_its_tree_and_its_scores(cli, recorded):
     assert data["scores"]["judge"]["overall"] is not None
 
 
+def test_show_json_gives_a_failed_entrys_traceback(cli, recorded):
+    code, out, _ = cli("show", recorded.failed, "--json")
+    (node,) = json.loads(out)["tree"]
+    (tool,) = node["children"]
+    assert code == 0 and tool["input"] == {"query": "q"} and tool["output"] is None
+    assert ", in broken\n" in tool["traceback"] and tool["traceback"].endswith("ValueError: backend unavailable for q\n")
+    assert node["traceback"].endswith("ValueError: backend unavailable for q\n")
+
+
 def test_export_and_report_take_run_ids_by_their_first_characters(cli, recorded, tmp_path):
     code, _, err = cli("export", "--out", str(tmp_path / "one.xlsx"), "--run", recorded.agent[:5])
     assert code == 0, err

@@ -124,7 +124,8 @@ def test_the_waterfall_colours_each_row_by_its_agent_with_a_key(runs, browser, t
     assert len(set(marks)) == 3
     labels = page.eval_on_selector_all("#waterfall text.label", "ts => ts.map(t => t.textContent)")
     assert "supervisor → research_expert" in labels  # long labels are cut to the label column
-    assert any(label.startswith("tool transfer_to_math_expert →") for label in labels)
+    rows = page.eval_on_selector_all("#waterfall g.entry", "gs => gs.map(g => g.getAttribute('aria-label'))")
+    assert any(r.startswith("tool transfer_to_math_expert → math_expert, agent supervisor") for r in rows), rows
     page.hover("#waterfall .bar[data-kind=tool] >> nth=0")
     tip = page.text_content("#tip")
     assert "agent supervisor" in tip and "handed off to research_expert" in tip

@@ -7,8 +7,10 @@ import sqlite3
 
 import pytest
 
-from harness import Store
+from harness import Harness, Store
 from harness.view import RunIdError, list_runs, load_run, resolve_run_id, resolve_run_ids
+from harness.view.model import Frame, last_frames
+from tests.harness import graphs
 
 
 @pytest.fixture
@@ -62,14 +64,48 @@ def test_a_failed_run_marks_the_failing_node_and_tool_with_their_error(store, re
     assert view.run["status"] == "failed"
 
 
+def test_a_failed_entry_carries_its_traceback_whose_last_frames_say_where_it_failed(store, recorded):
+    tool = load_run(store, recorded.failed).tree[0].children[0]
+    assert tool.traceback.startswith("Traceback (most recent call last):\n")
+    assert tool.traceback.endswith("ValueError: backend unavailable for q\n")
+    *_, last = last_frames(tool.traceback)
+    assert last.file.endswith("graphs.py") and last.function == "broken"
+    assert last.source == 'raise ValueError(f"backend unavailable for {query}")'
+    assert all(e.traceback is None for _, e in load_run(store, recorded.agent).entries())
+
+
+def test_the_last_frames_of_a_chained_traceback_are_those_of_the_exception_raised_last():
+    text = ('Traceback (most recent call last):\n  File "a.py", line 1, in inner\n    boom()\nKeyError: 1\n\n'
+            "The above exception was the direct cause of the following exception:\n\n"
+            'Traceback (most recent call last):\n  [7 frames above left out]\n  File "b.py", line 2, in outer\n'
+            '    wrap()\n  File "<string>", line 5, in wrap\nRuntimeError: wrapped\n')
+    assert last_frames(text) == [Frame("b.py", 2, "outer", "wrap()"), Frame("<string>", 5, "wrap", "")]
+    assert last_frames(text, 1) == [Frame("<string>", 5, "wrap", "")] and last_frames(None) == []
+
+
+def test_a_model_call_carries_its_prompt_and_response_whole(tmp_path):
+    h = Harness(tmp_path / "runs.db", writer="inline")
+    model = graphs.fake_model("a long answer " * 1_000)
+    with h.run() as run:
+        graphs.single_node(lambda s, config: (model.invoke("ask " * 5_000, config), {"log": []})[1]).invoke(
+            {"log": []}, run.config)
+    h.flush()
+    (llm,) = [e for _, e in load_run(Store(tmp_path / "runs.db"), run.run_id).entries() if e.kind == "llm"]
+    assert llm.details["input"] == "human: " + "ask " * 5_000  # 20,007 characters: beyond the preview's limit
+    assert llm.details["output"] == "a long answer " * 1_000
+
+
 def test_scores_come_from_every_sheet_that_has_them(store, recorded):
     credit = load_run(store, recorded.credit).scores
     assert set(k for k, v in credit.items() if v) == {"tool_selection", "trajectory", "evaluation", "judge",
-                                                      "agent_metrics", "log_test"}
+                                                      "agent_metrics", "log_test", "passed", "list"}
+    assert {s["name"] for s in credit["list"]} >= {"evaluation", "judge", "log_test", "tool_f1"}
+    assert credit["passed"] is (credit["evaluation"]["status"] == "good" and credit["log_test"]["status"] == "pass")
     assert credit["evaluation"]["status"] in ("good", "average", "bad")
     assert credit["log_test"] == {"status": "pass", "profile": "credit", "sheets_logged": 12}
     agent = load_run(store, recorded.agent).scores
     assert agent["tool_selection"]["f1"] == 1.0 and agent["judge"] is None and agent["evaluation"] is None
+    assert agent["passed"] is None  # a traced run whose scores do not gate it has no pass
     assert agent["trajectory"]["match"] == 1.0 and agent["trajectory"]["missing"] == []
 
 

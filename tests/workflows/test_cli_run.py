@@ -107,6 +107,7 @@ def test_file_with_blank_lines_and_duplicates(cli, tmp_path):
     (("Acme", "--provider", ""), "--provider needs a value"),
     (("Acme", "--model", " "), "--model needs a value"),
     (("Acme", "--compare-model", ""), "--compare-model needs a value"),
+    (("Acme", "--batch-id", " "), "--batch-id needs a value"),
     (("Acme", "--temperature", "abc"), "--temperature"),
 ])
 def test_unusable_input_is_one_line_and_exit_2(cli, args, message):

@@ -4,11 +4,11 @@ import workflows
 def test_public_names_are_pinned():
     assert sorted(workflows.__all__) == sorted([
         "API_TOOLS", "EXPECTED_TOOLS", "NODES", "NODE_TYPES", "OFFLINE_MODELS", "PROMPTS", "PROVIDERS", "TOOLS",
-        "TOOL_NAMES", "WORKFLOW_PHASES", "CompanyInfo", "CreditAssessment", "CreditInput", "CreditOutput",
-        "CreditState", "DataSources", "OfflineAnalyst", "Prompt", "Provider", "ProviderError", "RetryingChatGroq",
+        "TOOL_NAMES", "WORKFLOW_PHASES", "BatchSettings", "CompanyInfo", "CreditAssessment", "CreditInput", "CreditOutput",
+        "CreditState", "DataSources", "LiveSources", "OfflineAnalyst", "Prompt", "Provider", "ProviderError", "RetryingChatGroq",
         "SnapshotSources", "SourceError", "ToolChoice", "ToolSelection", "Validation", "build_graph",
         "classify_company", "count_records", "empty_payload", "expected_trajectory", "make_model",
-        "resolve_provider", "validate_company_name",
+        "resolve_provider", "run_batch", "validate_company_name",
     ])
     for name in workflows.__all__:
         assert hasattr(workflows, name)

@@ -1,0 +1,390 @@
+"""Scoring recorded runs: a user's scorers over an experiment's runs, read back from the store.
+
+Every scorer sees the same thing whether it runs as part of an experiment or later
+(:func:`rescore`): a :class:`RunSnapshot` rebuilt from the store (never the live graph, which
+is neither imported nor run again) and the run's :class:`~harness.Case`, rebuilt from what the
+run recorded of it (``runs.inputs`` and ``runs.reference``). A scorer is ``fn(run, case)``,
+sync or async, returning a number, a bool, a :class:`harness.Score` or a dict of name -> those
+(:func:`evaluators.score_results`). Scorers run at a bounded concurrency, a few hundred runs at
+a time (memory stays flat however many runs there are); their scores and the runs' pass
+(:func:`evaluators.run_passed`) are written per batch in one transaction each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import sys
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evaluators import (
+    SourcedScore,
+    failed_score,
+    observed_trajectory,
+    run_passed,
+    score_results,
+)
+
+from ..tracing.record import now_iso, score_row
+from .answer import answer_of
+from .dataset import Case
+from .errors import ExperimentError
+from .loop import in_own_loop
+
+#: Runs read, scored and written at a time.
+BATCH_RUNS = 200
+_RUN_COLUMNS = ("run_id", "status", "error", "experiment", "case_id", "repeat_index", "total_time_ms",
+                "total_tokens", "total_cost", "inputs", "outputs", "reference")
+_TOOL_COLUMNS = ("run_id", "tool_name", "tool_input", "tool_output", "status", "error", "agent_name", "node")
+_LLM_COLUMNS = ("run_id", "model", "prompt_tokens", "completion_tokens", "total_tokens", "total_cost", "status",
+                "agent_name")
+_EVENT_COLUMNS = ("run_id", "event_kind", "event_type", "event_name", "node", "subgraph_depth", "langgraph_step",
+                  "timestamp")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call of a run, as recorded."""
+
+    name: str
+    args: Any
+    output: Any
+    status: str  # "ok" or "fail"
+    agent: str | None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LLMCall:
+    """One model call of a run, as recorded."""
+
+    model: str | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    total_tokens: int | None
+    cost: float | None
+    status: str | None
+    agent: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunSnapshot:
+    """A recorded run as a scorer reads it (read-only).
+
+    ``inputs``/``outputs``: what the graph was given and returned (JSON data; messages as
+    dicts with ``type`` and ``content``); ``answer``: the answer text in the outputs (at the
+    case's ``answer_path``, else the last AI message, else the output as text);
+    ``trajectory``: the top-level node visits in order; ``messages``: the output's messages;
+    ``tool_calls`` and ``llm_calls`` in the order they ended."""
+
+    run_id: str
+    status: str | None
+    error: str | None
+    inputs: Any
+    outputs: Any
+    answer: str | None
+    tool_calls: tuple[ToolCall, ...]
+    trajectory: tuple[str, ...]
+    messages: tuple[Any, ...]
+    llm_calls: tuple[LLMCall, ...]
+    total_tokens: int | None
+    latency_ms: float | None
+    cost: float | None = None
+    experiment: str | None = None
+    case_id: str | None = None
+    repeat_index: int | None = None
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """A user's scorer: the function, the name its scores take (the function's, unless it
+    returns names of its own) and where it came from (``module:function``)."""
+
+    fn: Callable[[RunSnapshot, Case], Any]
+    name: str
+    spec: str
+
+    @classmethod
+    def of(cls, fn: Any) -> Scorer:
+        if isinstance(fn, Scorer):
+            return fn
+        if not callable(fn):
+            raise ExperimentError(f"a scorer is a function of (run, case), not {type(fn).__name__}")
+        name = getattr(fn, "score_name", None) or getattr(fn, "__name__", None) or type(fn).__name__
+        module = getattr(fn, "__module__", None) or "?"
+        qualified = getattr(fn, "__qualname__", None) or name
+        return cls(fn, str(name), f"{module}:{qualified}")
+
+
+def load_scorer(spec: str) -> Scorer:
+    """``module:function`` (the module found from the working directory first, as Python
+    would run it); :class:`ExperimentError` with one line when it cannot be loaded."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ExperimentError(f"--scorer is MODULE:FUNCTION (e.g. my_scorers:under_50_words), not {spec!r}")
+    here = str(Path.cwd())
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ExperimentError(f"--scorer {spec}: cannot import {module_name!r} ({exc})") from None
+    except Exception as exc:  # noqa: BLE001 - the user's module failed while importing
+        raise ExperimentError(f"--scorer {spec}: importing {module_name!r} failed: {type(exc).__name__}: {exc}") from None
+    value: Any = module
+    for part in attr.split("."):
+        value = getattr(value, part, None)
+        if value is None:
+            raise ExperimentError(f"--scorer {spec}: {module_name!r} has no {attr!r}")
+    scorer = Scorer.of(value)
+    return Scorer(scorer.fn, scorer.name, spec)
+
+
+def scorers_of(given: Iterable[Any] | None) -> list[Scorer]:
+    """Scorers from functions, :class:`Scorer` or ``module:function`` texts, their names distinct."""
+    out = [load_scorer(s) if isinstance(s, str) else Scorer.of(s) for s in given or ()]
+    names = [s.name for s in out]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ExperimentError(f"two scorers are named {twice[0]!r}: give one of them a score_name attribute or "
+                              "return harness.Score(..., name=...)")
+    return out
+
+
+# --- snapshots from the store --------------------------------------------------------------
+
+def case_of(run: Mapping[str, Any]) -> Case:
+    """The dataset case a run recorded (its input and its reference fields)."""
+    ref = run.get("reference") if isinstance(run.get("reference"), Mapping) else {}
+
+    def names(key: str) -> tuple[str, ...] | None:
+        value = ref.get(key)
+        return tuple(str(v) for v in value) if isinstance(value, list) else None
+
+    return Case(id=str(run.get("case_id") or run["run_id"]), input=run.get("inputs"),
+                expected_tools=names("expected_tools"), reference_trajectory=names("reference_trajectory"),
+                reference_answer=ref.get("reference_answer"), answer_check=ref.get("answer_check"),
+                tolerance=ref.get("tolerance"), threshold=ref.get("threshold"),
+                require_tools=bool(ref.get("require_tools")), answer_path=ref.get("answer_path"),
+                subject=ref.get("subject"), metadata=ref.get("metadata"))
+
+
+def snapshots(store: Any, run_ids: Sequence[str]) -> Iterator[tuple[RunSnapshot, Case]]:
+    """Each run of ``run_ids`` the store has, with its case, in that order, read a batch at a time."""
+    for start in range(0, len(run_ids), BATCH_RUNS):
+        chunk = list(run_ids[start:start + BATCH_RUNS])
+        runs = {r["run_id"]: r for r in store.rows("runs", chunk, columns=_RUN_COLUMNS)}
+        tools = _grouped(store.rows("tool_calls", chunk, columns=_TOOL_COLUMNS))
+        llm = _grouped(store.rows("llm_calls", chunk, columns=_LLM_COLUMNS))
+        events = _grouped(store.rows("langgraph_events", chunk, columns=_EVENT_COLUMNS, where={"event_kind": "node"}))
+        for run_id in chunk:
+            run = runs.get(run_id)
+            if run is not None:
+                case = case_of(run)
+                yield _snapshot(run, case, tools.get(run_id, []), llm.get(run_id, []), events.get(run_id, [])), case
+
+
+def _grouped(rows: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        out[row["run_id"]].append(row)
+    return out
+
+
+def _snapshot(run: Mapping[str, Any], case: Case, tools: list[dict[str, Any]], llm: list[dict[str, Any]],
+              events: list[dict[str, Any]]) -> RunSnapshot:
+    outputs = run.get("outputs")
+    messages = outputs.get("messages") if isinstance(outputs, Mapping) else None
+    try:
+        trajectory = tuple(observed_trajectory(events))
+    except ValueError:  # rows without the fields a trajectory needs (an old store)
+        trajectory = ()
+    completed = run.get("status") == "completed" and outputs is not None
+    return RunSnapshot(
+        run_id=run["run_id"], status=run.get("status"), error=run.get("error"), inputs=run.get("inputs"),
+        outputs=outputs, answer=answer_of(outputs, case.answer_path) if completed else None,
+        tool_calls=tuple(ToolCall(t["tool_name"], t["tool_input"], t["tool_output"], t["status"],
+                                  t.get("agent_name"), t.get("error")) for t in tools),
+        trajectory=trajectory, messages=tuple(messages) if isinstance(messages, list) else (),
+        llm_calls=tuple(LLMCall(c["model"], c["prompt_tokens"], c["completion_tokens"], c["total_tokens"],
+                                c["total_cost"], c["status"], c.get("agent_name")) for c in llm),
+        total_tokens=run.get("total_tokens"), latency_ms=run.get("total_time_ms"), cost=run.get("total_cost"),
+        experiment=run.get("experiment"), case_id=run.get("case_id"), repeat_index=run.get("repeat_index"),
+    )
+
+
+# --- scoring ---------------------------------------------------------------------------------
+
+@dataclass
+class ScoringSummary:
+    """What a scoring pass did: runs scored, scores written, scores that failed (their errors,
+    the first few), and names refused because the run already had a score of that name."""
+
+    runs: int = 0
+    scores: int = 0
+    failed: int = 0
+    errors: list[str] = field(default_factory=list)
+    refused: dict[str, int] = field(default_factory=dict)
+
+
+async def _call(scorer: Scorer, run: RunSnapshot, case: Case) -> list[SourcedScore]:
+    try:
+        if inspect.iscoroutinefunction(scorer.fn) or inspect.iscoroutinefunction(getattr(scorer.fn, "__call__", None)):
+            result = await scorer.fn(run, case)
+        else:
+            result = await asyncio.to_thread(scorer.fn, run, case)
+            if inspect.isawaitable(result):
+                result = await result
+        results = score_results(scorer.name, result)
+    except Exception as exc:  # noqa: BLE001 - a failing scorer is a score with its error
+        results = [failed_score(scorer.name, exc)]
+    return [SourcedScore(r, "code", scorer.spec) for r in results]
+
+
+def _run_scorers(pairs: list[tuple[RunSnapshot, Case]], scorers: Sequence[Scorer],
+                 concurrency: int) -> list[list[SourcedScore]]:
+    async def main() -> list[list[SourcedScore]]:
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(run: RunSnapshot, case: Case) -> list[SourcedScore]:
+            out: list[SourcedScore] = []
+            for scorer in scorers:
+                async with gate:
+                    out += await _call(scorer, run, case)
+            return out
+
+        return await asyncio.gather(*(one(run, case) for run, case in pairs))
+
+    return in_own_loop(main())
+
+
+def score_runs(store: Any, run_ids: Sequence[str], scorers: Sequence[Scorer], *, concurrency: int = 4,
+               replace: bool = False) -> ScoringSummary:
+    """Score the runs ``run_ids`` with ``scorers`` (see the module doc) and write their scores
+    and pass. Without ``replace``, a score of a name a run already has is not written (it is
+    counted in ``refused``); with it, it replaces the old one."""
+    if concurrency < 1:
+        raise ExperimentError("concurrency must be at least 1")
+    summary = ScoringSummary()
+    batch: list[tuple[RunSnapshot, Case]] = []
+
+    def flush() -> None:
+        results = _run_scorers(batch, scorers, concurrency)
+        _write(store, batch, results, replace, summary)
+        batch.clear()
+
+    for pair in snapshots(store, run_ids):
+        batch.append(pair)
+        if len(batch) >= BATCH_RUNS:
+            flush()
+    if batch:
+        flush()
+    return summary
+
+
+def _write(store: Any, batch: list[tuple[RunSnapshot, Case]], results: list[list[SourcedScore]], replace: bool,
+           summary: ScoringSummary) -> None:
+    ids = [run.run_id for run, _ in batch]
+    had = {(r["run_id"], r["name"]) for r in store.rows("scores", ids, columns=["run_id", "name"])}
+    created = now_iso()
+    rows = []
+    for (run, _), scored in zip(batch, results):
+        summary.runs += 1
+        for s in scored:
+            if not replace and (run.run_id, s.result.name) in had:
+                summary.refused[s.result.name] = summary.refused.get(s.result.name, 0) + 1
+                continue
+            rows.append(score_row(run.run_id, s, created))
+            summary.scores += 1
+            if s.result.error:
+                summary.failed += 1
+                if len(summary.errors) < 5:
+                    summary.errors.append(f"{s.result.name} on run {run.run_id}: {s.result.error}")
+    store.write_scores(rows, replace=replace, passed=run_passed)
+
+
+def rescore(harness: Any, experiment: str, scorers: Iterable[Any], *, replace: bool = False,
+            concurrency: int = 4) -> ScoringSummary:
+    """Score the runs of ``experiment`` again with ``scorers``, from the store (the graph is not
+    imported or run; no run, model call or tool call is added); ``runs.passed`` follows. A
+    scorer whose name a run of the experiment already has a score of is refused (the
+    :class:`ExperimentError` names it), unless ``replace``."""
+    chosen = scorers_of(scorers)
+    if not chosen:
+        raise ExperimentError("give at least one scorer (--scorer MODULE:FUNCTION)")
+    harness.flush()
+    store = harness.store
+    run_ids = [r["run_id"] for r in store.rows("runs", columns=["run_id"], where={"experiment": experiment})]
+    if not run_ids:
+        raise ExperimentError(f"no experiment {experiment!r} in the store")
+    if not replace:
+        taken = set()
+        for start in range(0, len(run_ids), BATCH_RUNS * 5):
+            taken |= {r["name"] for r in store.rows("scores", run_ids[start:start + BATCH_RUNS * 5], columns=["name"])}
+        clash = sorted({s.name for s in chosen} & taken)
+        if clash:
+            raise ExperimentError(f"experiment {experiment!r} already has scores named {', '.join(map(repr, clash))}; "
+                                  "give --replace to replace them")
+    return score_runs(store, run_ids, chosen, concurrency=concurrency, replace=replace)
+
+
+# --- human labels ----------------------------------------------------------------------------
+
+_TRUE, _FALSE = ("true", "yes", "pass", "passed"), ("false", "no", "fail", "failed")
+#: The longest score name taken.
+MAX_NAME_CHARS = 200
+
+
+def score_name(name: Any) -> str:
+    """A score's name: a non-empty text without surrounding blanks, at most 200 characters."""
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("a score name is a non-empty text")
+    name = name.strip()
+    if len(name) > MAX_NAME_CHARS:
+        raise ValueError(f"a score name has at most {MAX_NAME_CHARS} characters, not {len(name):,}")
+    return name
+
+
+def label_score(name: str, value: Any, comment: str | None = None) -> SourcedScore:
+    """A person's label as a score: true/false (also yes/no, pass/fail) passes or fails the
+    run (value 1 or 0); a number is a value that does not gate."""
+    from evaluators import ScoreResult
+
+    explanation = (comment or "").strip()
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in _TRUE or word in _FALSE:
+            value = word in _TRUE
+        else:
+            try:
+                value = float(word)
+            except ValueError:
+                raise ValueError(f"a label's value is true/false (pass/fail) or a number, not {value!r}") from None
+    if isinstance(value, bool):
+        return SourcedScore(ScoreResult(name, 1.0 if value else 0.0, value, explanation), "human", "harness label")
+    if isinstance(value, (int, float)) and value == value and abs(value) != float("inf"):
+        return SourcedScore(ScoreResult(name, float(value), None, explanation), "human", "harness label")
+    raise ValueError(f"a label's value is true/false (pass/fail) or a finite number, not {value!r}")
+
+
+def label(store: Any, run: str, name: str, value: Any, *, comment: str | None = None) -> dict[str, Any]:
+    """Write a person's label of the run ``run`` (a full id or a unique start of it) as its
+    score ``name`` (source ``human``), replacing an earlier label of that name (never a
+    check's or a scorer's score); the run's pass follows. Returns the row written."""
+    from ..view.read import resolve_run_id
+
+    name = score_name(name)
+    scored = label_score(name, value, comment)
+    run_id = resolve_run_id(store, run)
+    existing = next(iter(store.rows("scores", [run_id], columns=["source"], where={"name": name})), None)
+    if existing is not None and existing["source"] != "human":
+        raise ValueError(f"run {run_id} already has a {existing['source']} score named {name!r}; a label takes "
+                         "another name")
+    row = score_row(run_id, scored)
+    store.write_scores([row], replace=True, passed=run_passed)
+    return row
