@@ -136,7 +136,7 @@ class SourcedScore:
     """A score with where it came from: ``source`` (rule, llm, code, human) and ``scorer``."""
 
     result: ScoreResult
-    source: str
+    source: ScoreSource
     scorer: str
 
 

@@ -26,7 +26,7 @@ from .schema import sheet as sheet_named
 from .store import Store
 from .tracing import rows as _rows
 from .tracing.callback import HarnessCallbackHandler
-from .tracing.events import describe_error, is_control_flow
+from .tracing.events import describe_error, is_control_flow, root_failure
 from .tracing.record import RunRecord, build_rows, log_tests_row, now_iso, valid_row
 from .tracing.redact import ExtraRule, extra_rules, host_redactor
 from .tracing.verify import PROFILES
@@ -412,11 +412,17 @@ class Run:
             return
         self._finished = True
         self._end_ns = time.time_ns()
-        if exc is None:
-            self.status = "completed"
+        # Failed when an exception leaves the block, or when a root graph ended in an error
+        # the caller caught inside it; control flow (an interrupt) is no failure.
+        failure = root_failure(self.handler.log, self.handler.failed_chains)
+        if exc is not None and not is_control_flow(exc):
+            self.status, self.error = "failed", describe_error(exc)
+        elif failure is not None:
+            self.status, self.error = "failed", failure
         else:
-            self.status = "completed" if is_control_flow(exc) else "failed"
-            self.error = describe_error(exc)
+            self.status = "completed"
+            if exc is not None:
+                self.error = describe_error(exc)
         if self.hold:
             with self.harness._held_lock:
                 self.harness._held.append(self)

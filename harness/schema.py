@@ -95,8 +95,13 @@ _RUN_ID = Column("run_id", "UUID", "text", "The run the row belongs to (a UUID; 
 _COMPANY_NAME = Column("company_name", "Text", "text", "The run's subject: the company of a credit run, "
                        "``subject=`` of a wrapped run.", "the run")
 _NODE = Column("node", "Text", "text", "The graph node the row was produced in.", "captured")
-_AGENT_NAME = Column("agent_name", "Text", "text", "The node's canonical agent name (e.g. ``llm_analyst`` for "
-                     "synthesize); the node name when none is declared.", "captured")
+_AGENT_NAME = Column("agent_name", "Text", "text", "The agent the row belongs to: in a multi-agent graph, the "
+                     "outermost subgraph it ran in, named as the root graph's node that runs it (a supervisor's "
+                     "``research_expert``, a swarm's ``Alice``); else its node. A root-level name is the declared "
+                     "canonical agent name when there is one (e.g. ``llm_analyst`` for synthesize).", "captured")
+_AGENT_PATH = Column("agent_path", "Extra", "text", "The chain of subgraphs the row ran in, outermost first, joined "
+                     "with ``/`` (``research_team/research_expert`` in a supervisor of supervisors); agent_name "
+                     "when it ran in no subgraph.", "captured")
 _MODEL = Column("model", "Text", "text", "The model, as the model's response names it (not as configured).",
                 "captured")
 _TEMPERATURE = Column("temperature", "Float", "float", "Sampling temperature of the call or run.", "captured",
@@ -138,7 +143,9 @@ SHEETS: tuple[Sheet, ...] = (
                            "calls' responses name most often.", written_by="the run"),
         _TEMPERATURE.but(meaning="The temperature the run was started with, else that of its first model call.",
                                  written_by="the run"),
-        _STATUS.but(meaning="``completed`` or ``failed`` (the graph raised). An interrupted run is completed.",
+        _STATUS.but(meaning="``completed``, or ``failed`` when a root graph of the run raised (whether or not the "
+                            "caller caught the exception) or an exception left the run's block. An interrupted run "
+                            "(a human-in-the-loop interrupt) is completed.",
                             written_by="the run"),
         Column("started_at", "ISO", "datetime", "When the run started (UTC).", "the run"),
         Column("completed_at", "ISO", "datetime", "When the run ended (UTC).", "the run"),
@@ -162,7 +169,8 @@ SHEETS: tuple[Sheet, ...] = (
                "for credit runs).", "the run"),
         Column("batch_id", "Extra", "text", "The group of repeated or compared runs of one company it belongs to.",
                "the batch"),
-        Column("thread_id", "Extra", "text", "LangGraph's ``thread_id`` from the run's config.", "the run"),
+        Column("thread_id", "Extra", "text", "LangGraph's ``thread_id`` the graph ran with, wherever it was given "
+               "(the invoke config, or ``Harness.run(config=...)``).", "the run"),
         Column("error", "Extra", "text", "Why the run failed (the exception), or why its input was refused "
                "(``validation failed: ...``).", "the run"),
         Column("total_tokens", "Extra", "int", "Sum over the run's llm_calls of prompt_tokens + completion_tokens.",
@@ -224,6 +232,10 @@ SHEETS: tuple[Sheet, ...] = (
         _SPAN_ID,
         _PARENT_SPAN_ID,
         _TRACEBACK,
+        _AGENT_PATH,
+        Column("handoff_to", "Extra", "text", "For a handoff tool (one that returned ``Command(goto=..., "
+               "graph=Command.PARENT)``, e.g. ``transfer_to_math_expert``): the agent it handed off to; its "
+               "tool_output is the command, ``goto`` first.", "captured"),
     )),
     Sheet("assessments", "Us", "One row per credit assessment the synthesize node produced.", (
         _RUN_ID,
@@ -359,6 +371,7 @@ SHEETS: tuple[Sheet, ...] = (
         _SPAN_ID,
         _PARENT_SPAN_ID,
         _TRACEBACK,
+        _AGENT_PATH,
     )),
     Sheet("consistency_scores", "Us", "One row per group of repeated runs of a company (per model, and across "
           "models).", (
@@ -437,7 +450,8 @@ SHEETS: tuple[Sheet, ...] = (
         Column("output_preview", "Text", "text", "End rows: the output, as JSON text, cut at the preview limit.",
                "captured"),
         _DURATION_MS.but(meaning="End rows: how long the execution took, in milliseconds.", written_by="captured"),
-        _STATUS.but(meaning="``started`` on start rows; ``ok``, ``error`` or ``interrupted`` on end rows.",
+        _STATUS.but(meaning="``started`` on start rows; ``ok``, ``error`` or ``interrupted`` (a human-in-the-loop "
+                            "interrupt) on end rows; a handoff is ``ok`` (see handoff_to).",
                             written_by="captured"),
         _ERROR.but(meaning="Error rows: the exception.", written_by="captured"),
         _TIMESTAMP.but(meaning="When the event happened (UTC).", written_by="captured"),
@@ -455,6 +469,10 @@ SHEETS: tuple[Sheet, ...] = (
         _SPAN_ID,
         _PARENT_SPAN_ID,
         _TRACEBACK,
+        _AGENT_PATH,
+        Column("handoff_to", "Extra", "text", "End rows of a handoff (``Command(goto=..., "
+               "graph=Command.PARENT)``): where it went (``math_expert``; several joined with ``, ``). The node "
+               "or tool that handed off completed: its status is ``ok``.", "captured"),
     )),
     Sheet("plans", "Us", "One row per plan the create_plan node made: the tools it selected and the tasks that "
           "follow.", (
@@ -515,6 +533,7 @@ SHEETS: tuple[Sheet, ...] = (
         _GENERATED_BY,
     ), extra=(
         Column("llm_call_id", "Extra", "text", "The llm_calls row of the same call.", "captured"),
+        _AGENT_PATH,
     )),
     Sheet("cross_model_eval", "Us", "One row per company compared across models (``--compare-model``).", (
         _RUN_ID.but(meaning="The run that completed the comparison (the last of run_ids).", written_by="the batch"),

@@ -15,6 +15,7 @@ import re
 import shlex
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -78,9 +79,10 @@ def test_the_python_example_traces_scores_and_exports_a_run_and_harness_wrap_run
 def test_the_shell_examples_run_as_shown(clean_env, capsys):
     (clean_env / "companies.txt").write_text("Contoso Ltd\n# a comment\nBlue Harbor Logistics\n", encoding="utf-8")
     ran = []
+    multi_agent = README.split("## Multi-agent graphs", 1)[1].split("\n## ", 1)[0]
     for block in blocks("bash"):
-        if any(marker in block for marker in EXTERNAL_BLOCKS) or "--scorer" in block:
-            continue  # (the scorers' block needs the Python examples' modules: its own test runs it)
+        if any(marker in block for marker in EXTERNAL_BLOCKS) or block in multi_agent or "--scorer" in block:
+            continue  # (the multi-agent example's and the scorers' blocks run in their own tests)
         for line in command_lines(block):
             if (line.startswith(("harness wrap", "harness compare")) or "--to-store" in line
                     or "--experiment base" in line or any(option in line for option in EXTERNAL_LINES)):
@@ -185,6 +187,39 @@ def test_the_team_store_examples_shard_an_experiment_and_copy_runs(clean_env, ca
     (line,) = copy
     assert run_cli(line) == 0 and run_cli(line) == 0
     assert "copied 6 run(s) to" in capsys.readouterr().out and Store(clean_env / "team.db").count("runs") == 6
+
+
+def _steady(show: str) -> list[str]:
+    """``harness show`` output without what differs from run to run: the run id, times,
+    durations and timeline bars (and the spacing that follows their widths)."""
+    text = re.sub(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", "RUN_ID", show)
+    text = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", "WHEN", text)
+    text = re.sub(r"\b\d+(\.\d+)? (ms|s)\b", "T", text)
+    text = re.sub(r"[█▏▎▍▌▋▊▉]", "", text)
+    return [" ".join(line.split()) for line in text.strip().splitlines()]
+
+
+def test_the_multi_agent_example_traces_a_supervisor_and_show_prints_it_as_shown(clean_env, capsys):
+    pytest.importorskip("langgraph_supervisor")
+    from tests.harness.teams import ScriptedChatModel, add, multiply, supervisor_scripts, web_search
+
+    section = README.split("## Multi-agent graphs", 1)[1].split("\n## ", 1)[0]
+    (python,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    (shell,) = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
+    (shown,) = re.findall(r"```text\n(.*?)```", section, flags=re.S)
+    scripts = supervisor_scripts()
+    scope = {"supervisor_model": ScriptedChatModel(script=scripts["supervisor"], model_name="gpt-4o"),
+             "expert_model": ScriptedChatModel(script=scripts["research_expert"] + scripts["math_expert"]),
+             "web_search": web_search, "add": add, "multiply": multiply}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # create_react_agent, as the supervisor's README uses it, is marked as moved
+        exec(compile(python, "README multi-agent example", "exec"), scope)
+    run_id = scope["run"].run_id
+    assert scope["run"].status == "completed"
+    capsys.readouterr()
+    (line,) = command_lines(shell)
+    assert run_cli(line, RUN_ID=run_id) == 0
+    assert _steady(capsys.readouterr().out) == _steady(shown)
 
 
 def _options() -> dict[str, set[str]]:

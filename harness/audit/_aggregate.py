@@ -9,22 +9,30 @@ company when the sheets log no company type); pass@k and pass^k are over the rep
 of each company. The company type is not a column of any sheet: it is recognised from the
 run's expected tools by the caller's table of expected tools per type (the CLI passes the
 credit workflow's); without one, or when a run's tools match no type, groups are companies.
+
+A model's group holds every run that called it (its ``llm_calls``, judge calls left out),
+never a run's most frequent model: a run that called two models is in both, counted as
+mixed, with the cost of that model's calls. Runs of experiments (``runs.experiment``) are
+grouped per experiment for the company (type) figures and pass@k, which are per dataset case
+(``runs.case_id``) there; model figures span experiments.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import evaluators
 
 from ._crossref import Facts
 from ._model import Aggregates, AuditInputError, GroupSummary, PassAtK, PlotData
 from ._tables import Table
-from ._values import as_utc, number_or_none
+from ._values import as_utc, is_empty, number_or_none
 
 #: The k of pass@k / pass^k, as far as a company has runs (plus k = n).
 PASS_KS = (1, 2, 3, 5, 10)
@@ -42,6 +50,26 @@ class RunRecord:
     passed: bool | None  # None: the run has no pass (no score gates it)
     cost: float | None
     started: datetime | None = None  # runs.started_at, as UTC
+    experiment: str | None = None  # runs.experiment
+    case: str | None = None  # runs.case_id, in an experiment
+    #: (model, the cost of its calls in the run) per model the run called, runs.model first
+    models: tuple[tuple[str, float | None], ...] = ()
+
+    @property
+    def model_names(self) -> tuple[str, ...]:
+        """The models the run called (its ``runs.model`` when it has no calls)."""
+        return tuple(m for m, _ in self.models) or (self.model,)
+
+    @property
+    def mixed(self) -> bool:
+        return len(self.models) > 1
+
+    def on(self, model: str) -> RunRecord:
+        """The run as a member of ``model``'s group: costing what that model's calls cost."""
+        for name, cost in self.models:
+            if name == model:
+                return dataclasses.replace(self, cost=cost)
+        return self
 
 
 def company_type_of(expected: frozenset[str] | None,
@@ -69,10 +97,17 @@ def run_records(runs: Table, facts: Facts,
         company = str(row["company_name"]) if row["company_name"] not in (None, "") else "(no company)"
         cost = None if run in facts.cost_unknown else facts.cost.get(run, 0.0)
         kind = company_type_of(facts.expected_tools.get(run), company_types)
+        called = facts.model_costs.get(run, {})
+        models = tuple(sorted(called.items(), key=lambda item: item[0] != model))  # runs.model first
         records.append(RunRecord(run, model, company, kind, evaluation,
                                  number_or_none(row["credit_score"]), facts.judge.get(run), passed, cost,
-                                 as_utc(row.get("started_at"))))
+                                 as_utc(row.get("started_at")), _text(row.get("experiment")),
+                                 _text(row.get("case_id")), models))
     return records
+
+
+def _text(value: object) -> str | None:
+    return None if is_empty(value) else str(value)
 
 
 def _stats(values: Iterable[float | None]) -> evaluators.Statistics | None:
@@ -111,21 +146,33 @@ def summarise(by: str, key: str, runs: Sequence[RunRecord], baseline: float | No
     )
 
 
-def _groups(records: Sequence[RunRecord], key) -> dict[str, list[RunRecord]]:
-    groups: dict[str, list[RunRecord]] = defaultdict(list)
+def _groups(records: Sequence[RunRecord], key) -> dict[Any, list[RunRecord]]:
+    groups: dict[Any, list[RunRecord]] = defaultdict(list)
     for r in records:
         groups[key(r)].append(r)
     return dict(groups)
 
 
+def by_model(records: Sequence[RunRecord]) -> dict[str, list[RunRecord]]:
+    """Each model's runs: every run that called it, costing what its calls of that model cost."""
+    groups: dict[str, list[RunRecord]] = defaultdict(list)
+    for r in records:
+        for model in r.model_names:
+            groups[model].append(r.on(model))
+    return dict(groups)
+
+
 def pass_k(records: Sequence[RunRecord]) -> tuple[PassAtK, ...]:
+    """pass@k / pass^k per company, or per experiment and dataset case for runs of experiments."""
     out = []
-    for company, runs in _groups([r for r in records if r.passed is not None], lambda r: r.company).items():
+    for (experiment, company), runs in _groups(
+            [r for r in records if r.passed is not None],
+            lambda r: (r.experiment, r.case or r.company) if r.experiment else (None, r.company)).items():
         n, c = len(runs), sum(bool(r.passed) for r in runs)
         ks = sorted({k for k in PASS_KS if k <= n} | {n})
         out.append(PassAtK(company, n, c,
                            {k: evaluators.pass_at_k(n, c, k) for k in ks},
-                           {k: evaluators.pass_hat_k(n, c, k) for k in ks}))
+                           {k: evaluators.pass_hat_k(n, c, k) for k in ks}, experiment))
     return tuple(out)
 
 
@@ -137,14 +184,14 @@ def choose_baseline(records: Sequence[RunRecord],
     first in ``models_compared`` (the one most group rows name; ties by name). Without
     compared batches: the model of the earliest run by ``started_at`` (ties, or no
     timestamps, by name). Never the row order, which a reviewer may have sorted."""
-    models = {r.model for r in records}
+    models = {m for r in records for m in r.model_names}
     named = {m: n for m, n in (primaries or {}).items() if m in models}
     if named:
         return min(named, key=lambda m: (-named[m], m)), "the batch's primary model (first in cross_model_eval.models_compared)"
     if not records:
         return None, ""
     earliest = min(records, key=lambda r: (r.started is None, r.started or datetime.min, r.model))
-    return earliest.model, "the model of the earliest run (runs.started_at)"
+    return earliest.model_names[0], "the model of the earliest run (runs.started_at)"
 
 
 def aggregate_runs(records: Sequence[RunRecord], baseline_model: str | None = None,
@@ -152,21 +199,25 @@ def aggregate_runs(records: Sequence[RunRecord], baseline_model: str | None = No
     """Per model (uplift against ``baseline_model``, default :func:`choose_baseline`), per
     company type (or company), and pass@k / pass^k per company. AuditInputError when
     ``baseline_model`` has no runs."""
-    by_model = _groups(records, lambda r: r.model)
-    if baseline_model is not None and baseline_model not in by_model:
-        raise AuditInputError(f"baseline model {baseline_model!r} has no runs; models: {', '.join(by_model) or 'none'}")
+    models_runs = by_model(records)
+    if baseline_model is not None and baseline_model not in models_runs:
+        raise AuditInputError(f"baseline model {baseline_model!r} has no runs; "
+                              f"models: {', '.join(models_runs) or 'none'}")
     if baseline_model is not None:
         baseline, reason = baseline_model, "given with --baseline-model"
     else:
         baseline, reason = choose_baseline(records, primaries)
-    base = summarise("model", baseline, by_model[baseline]).composite if baseline else None
-    models = tuple(summarise("model", m, runs, base if m != baseline else None) for m, runs in by_model.items())
+    base = summarise("model", baseline, models_runs[baseline]).composite if baseline else None
+    models = tuple(dataclasses.replace(summarise("model", m, runs, base if m != baseline else None),
+                                       mixed=sum(r.mixed for r in runs))
+                   for m, runs in models_runs.items())
     typed = bool(records) and all(r.company_type for r in records)
     label = "company_type" if typed else "company"
-    by_type = _groups(records, (lambda r: r.company_type) if typed else (lambda r: r.company))
+    by_type = _groups(records, lambda r: (r.experiment, r.company_type if typed else r.company))
     return Aggregates(
         by_model=models,
-        by_type=tuple(summarise(label, k, runs) for k, runs in by_type.items()),
+        by_type=tuple(dataclasses.replace(summarise(label, key, runs), experiment=experiment)
+                      for (experiment, key), runs in by_type.items()),
         type_label=label,
         baseline_model=baseline,
         pass_k=pass_k(records),
@@ -186,9 +237,10 @@ def plot_data(records: Sequence[RunRecord], facts: Facts) -> PlotData:
         for name, value in (("evaluation score", r.evaluation_score), ("judge overall", r.judge_overall),
                             ("credit score", r.credit_score)):
             if value is not None:
-                scores[name][r.model].append(value)
+                for model in r.model_names:
+                    scores[name][model].append(value)
         if r.evaluation_score is not None and r.cost is not None:
-            cost_score.append((r.cost, r.evaluation_score, r.model))
+            cost_score.append((r.cost, r.evaluation_score, " + ".join(r.model_names)))
         if r.run_id in facts.f1:
             f1[(r.company_type if typed else r.company) or "(unknown)"].append(facts.f1[r.run_id])
     return PlotData(

@@ -41,6 +41,9 @@ from ._recompute import Checker
 from ._tables import Table
 from ._values import as_int, is_empty, number_or_none, parse_list
 
+#: The ``call_type`` of a call that graded the run (a judge), not one the run made to answer.
+JUDGE_CALL = "llm_judge"
+
 
 @dataclass(slots=True)
 class Facts:
@@ -64,6 +67,9 @@ class Facts:
     primaries: Counter[str] = field(default_factory=Counter)  # batch primary model -> group rows naming it
     # run -> (answer score, its threshold, require_tools) of a dataset case (agent_metrics)
     checks: dict[str, tuple[float | None, float | None, bool]] = field(default_factory=dict)
+    # run -> model -> the summed total_cost of the run's calls of that model (None: a call
+    # without a cost), models in the order of their first call; judge calls left out
+    model_costs: dict[str, dict[str, float | None]] = field(default_factory=dict)
     scored: bool = False  # the source has a scores sheet
     score_passes: dict[str, list[int | None]] = field(default_factory=lambda: defaultdict(list))
 
@@ -121,6 +127,20 @@ class Facts:
                 self.cost_unknown.add(run)
             else:
                 self.cost[run] += value
+        self._model_costs(table)
+
+    def _model_costs(self, table: Table) -> None:
+        """The models each run called and what each cost it (:attr:`model_costs`). A call
+        labelled ``llm_judge`` (``call_type``) graded the run: its model is not one the run used."""
+        kinds = table.column("call_type") if table.has("call_type") else repeat(None)
+        for run, model, total, kind in zip(table.column("run_id"), table.column("model"), table.column("total_cost"),
+                                           kinds):
+            if type(model) is not str or not model or kind == JUDGE_CALL:
+                continue
+            costs = self.model_costs.setdefault(run, {})
+            value = number_or_none(total)
+            known = costs.get(model, 0.0)
+            costs[model] = None if known is None or value is None or value < 0 else known + value
 
     def from_cross_model(self, table: Table) -> None:
         """The primary model of each compared batch: the first of ``models_compared`` (a

@@ -111,6 +111,11 @@ def _findings(result: AuditResult) -> str:
             f"<th>Expected</th><th>Rule</th><th>Kind</th></tr></thead><tbody>{body}</tbody></table>")
 
 
+def runs_cell(g: GroupSummary) -> str:
+    """A group's runs, saying how many of them also called other models."""
+    return f"{g.runs} ({g.mixed} mixed)" if g.mixed else str(g.runs)
+
+
 def _percent(value: float | None) -> str:
     return "—" if value is None else f"{value:+.1%}"
 
@@ -124,19 +129,25 @@ def _stat(stats: Any) -> str:
 def _groups(title: str, groups: tuple[GroupSummary, ...], uplift: bool) -> str:
     if not groups:
         return f"<h2>{_e(title)}</h2><p>No runs.</p>"
-    head = ("<tr><th rowspan=2>Group</th><th rowspan=2>Runs</th><th colspan=4>Evaluation score</th>"
+    experiments = any(g.experiment for g in groups)
+    mixed = ("<p class='muted'>Mixed: runs that called other models too; each is counted for every model it "
+             "called, with the cost of that model's calls.</p>") if any(g.mixed for g in groups) else ""
+    head = (("<tr><th rowspan=2>Experiment</th>" if experiments else "<tr>")
+            + "<th rowspan=2>Group</th><th rowspan=2>Runs</th><th colspan=4>Evaluation score</th>"
             "<th colspan=4>Credit score</th><th colspan=4>Judge overall</th><th rowspan=2>Pass rate</th>"
             "<th rowspan=2>Mean cost (USD)</th><th rowspan=2>Cost of pass</th><th rowspan=2>Composite</th>"
             "<th rowspan=2>Grade</th>" + ("<th rowspan=2>Uplift</th>" if uplift else "") + "</tr><tr>"
             + "<th>median</th><th>mean</th><th>std</th><th>n</th>" * 3 + "</tr>")
     rows = "".join(
-        f"<tr><td>{_e(g.key)}</td><td class='num'>{g.runs}</td>{_stat(g.evaluation_score)}{_stat(g.credit_score)}"
+        "<tr>" + (f"<td>{_e(g.experiment or '—')}</td>" if experiments else "")
+        + f"<td>{_e(g.key)}</td><td class='num'>{_e(runs_cell(g))}</td>"
+        f"{_stat(g.evaluation_score)}{_stat(g.credit_score)}"
         f"{_stat(g.judge_overall)}<td class='num'>{pass_rate_text(g)}</td><td class='num'>{fmt(g.mean_cost)}</td>"
         f"<td class='num'>{fmt(g.cost_of_pass)}</td><td class='num'>{fmt(g.composite)}</td>"
         f"<td>{_e(g.grade or '—')}</td>" + (f"<td class='num'>{_percent(g.uplift)}</td>" if uplift else "") + "</tr>"
         for g in groups
     )
-    return f"<h2>{_e(title)}</h2><table><thead>{head}</thead><tbody>{rows}</tbody></table>"
+    return f"<h2>{_e(title)}</h2>{mixed}<table><thead>{head}</thead><tbody>{rows}</tbody></table>"
 
 
 def _pass_k(result: AuditResult) -> str:
@@ -144,14 +155,19 @@ def _pass_k(result: AuditResult) -> str:
     if not entries:
         return ""
     ks = sorted({k for p in entries for k in p.pass_at})
+    experiments = any(p.experiment for p in entries)
     head = "".join(f"<th>pass@{k}</th>" for k in ks) + "".join(f"<th>pass^{k}</th>" for k in ks)
     rows = "".join(
-        f"<tr><td>{_e(p.company)}</td><td class='num'>{p.n}</td><td class='num'>{p.c}</td>"
+        "<tr>" + (f"<td>{_e(p.experiment or '—')}</td>" if experiments else "")
+        + f"<td>{_e(p.company)}</td><td class='num'>{p.n}</td><td class='num'>{p.c}</td>"
         + "".join(f"<td class='num'>{fmt(p.pass_at.get(k))}</td>" for k in ks)
         + "".join(f"<td class='num'>{fmt(p.pass_hat.get(k))}</td>" for k in ks) + "</tr>"
         for p in entries
     )
-    return (f"<h2>Repeated runs per company: pass@k and pass^k</h2><table><thead><tr><th>Company</th>"
+    first = "<th>Experiment</th><th>Case (or company)</th>" if experiments else "<th>Company</th>"
+    title = ("Repeated runs per experiment and dataset case: pass@k and pass^k" if experiments
+             else "Repeated runs per company: pass@k and pass^k")
+    return (f"<h2>{title}</h2><table><thead><tr>{first}"
             f"<th>Runs (n)</th><th>Passed (c)</th>{head}</tr></thead><tbody>{rows}</tbody></table>")
 
 

@@ -46,7 +46,12 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class GroupSummary:
-    """Repeated-run statistics over the runs of one model, company type or company.
+    """Repeated-run statistics over the runs of one model, company type or company (of one
+    experiment, ``experiment``, when the runs belong to experiments).
+
+    A model's runs are the runs that called it (``llm_calls.model``, judge calls left out):
+    a run that called two models is in both groups, and ``mixed`` counts such runs; its cost
+    there is what that model's calls cost.
 
     ``pass_rate`` = passed runs / the ``judged`` runs that have a pass (None when none has):
     a run passes as :func:`evaluators.run_passed` says, recomputed from its scores;
@@ -69,18 +74,22 @@ class GroupSummary:
     composite: float | None
     grade: str | None
     uplift: float | None = None
+    mixed: int = 0  # runs of the group that called other models too
+    experiment: str | None = None
     judged: int = 0  # runs with a pass, over which pass_rate and cost_of_pass are taken
 
 
 @dataclass(frozen=True, slots=True)
 class PassAtK:
-    """pass@k and pass^k over the ``n`` repeated runs of one company, ``c`` of which passed."""
+    """pass@k and pass^k over the ``n`` repeated runs of one company, ``c`` of which passed;
+    in an experiment, of one dataset case (``company`` holds its ``case_id``) of ``experiment``."""
 
     company: str
     n: int
     c: int
     pass_at: dict[int, float]
     pass_hat: dict[int, float]
+    experiment: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

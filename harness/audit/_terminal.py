@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from ._html import cell_text, fmt, pass_rate_text
+from ._html import cell_text, fmt, pass_rate_text, runs_cell
 from ._model import AuditResult, GroupSummary
 
 #: Findings printed on the terminal; ``--report`` and ``--json`` carry them all.
@@ -37,16 +37,21 @@ def _median(stats: Any) -> str:
 
 
 def _groups_table(title: str, groups: tuple[GroupSummary, ...], uplift: bool) -> Table:
-    table = Table(title=title, title_justify="left", caption="scores: median (population std) over the runs",
-                  caption_justify="left")
-    columns = ["group", "runs", "evaluation", "credit score", "judge", "pass rate", "cost of pass",
-               "composite", "grade"] + (["uplift"] if uplift else [])
+    mixed = any(g.mixed for g in groups)
+    caption = "scores: median (population std) over the runs" + (
+        "; mixed: runs that called other models too, counted for each" if mixed else "")
+    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
+    experiments = any(g.experiment for g in groups)
+    columns = (["experiment"] if experiments else []) + [
+        "group", "runs", "evaluation", "credit score", "judge", "pass rate", "cost of pass",
+        "composite", "grade"] + (["uplift"] if uplift else [])
     for name in columns:
-        table.add_column(name, justify="left" if name == "group" else "right")
+        table.add_column(name, justify="left" if name in ("group", "experiment") else "right")
     for g in groups:
         cop = "—" if g.cost_of_pass is None else f"${fmt(g.cost_of_pass)}"
-        cells = [g.key, str(g.runs), _median(g.evaluation_score), _median(g.credit_score), _median(g.judge_overall),
-                 _rate(g), cop, fmt(g.composite, 3), g.grade or "—"]
+        cells = ([g.experiment or "—"] if experiments else []) + [
+            g.key, runs_cell(g), _median(g.evaluation_score), _median(g.credit_score), _median(g.judge_overall),
+            _rate(g), cop, fmt(g.composite, 3), g.grade or "—"]
         if uplift:
             cells.append("—" if g.uplift is None else f"{g.uplift:+.1%}")
         table.add_row(*cells)
@@ -58,13 +63,17 @@ def _pass_k_table(result: AuditResult) -> Table | None:
     if not entries:
         return None
     ks = sorted({k for p in entries for k in p.pass_at})
-    table = Table(title="pass@k / pass^k per company", title_justify="left")
-    table.add_column("company")
+    experiments = any(p.experiment for p in entries)
+    title = "pass@k / pass^k per company" + (" (per experiment and dataset case)" if experiments else "")
+    table = Table(title=title, title_justify="left")
+    if experiments:
+        table.add_column("experiment")
+    table.add_column("case / company" if experiments else "company")
     table.add_column("n / passed", justify="right")
     for k in ks:
         table.add_column(f"pass@{k} / ^{k}", justify="right")
     for p in entries:
-        table.add_row(p.company, f"{p.n} / {p.c}",
+        table.add_row(*([p.experiment or "—"] if experiments else []), p.company, f"{p.n} / {p.c}",
                       *(f"{fmt(p.pass_at[k], 3)} / {fmt(p.pass_hat[k], 3)}" if k in p.pass_at else "—" for k in ks))
     return table
 

@@ -32,7 +32,7 @@ from .answer import model_judge, score_answer
 from .dataset import Case, Dataset, DatasetError, load_dataset
 from .errors import ExperimentError
 from .loop import in_own_loop
-from .scoring import score_runs, scorers_of
+from .scoring import ScoringPipeline, scorers_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -171,22 +171,27 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
         store.save_experiment(name, record)
     jobs = [(case, have.get(case.id, 0) + r) for case in cases for r in range(repeats)]
     commit = None
-    if name is not None:  # read while the runs go
-        with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            commit = pool.submit(git_commit)
+    # Scored while the runs go, a batch at a time, as the writer stores them (a scorer named
+    # like a built-in check, e.g. tool_f1(require=True), replaces that check's score).
+    scoring = ScoringPipeline(harness, chosen, concurrency=concurrency) if chosen else None
+    on_written = scoring.add if scoring is not None else None
+    try:
+        if name is not None:  # read while the runs go
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                commit = pool.submit(git_commit)
+                runs = in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=target.rsplit(":", 1)[-1],
+                                            concurrency=concurrency, timeout=timeout, config=dict(config or {}),
+                                            context=context, sync=sync, judge=grader, on_done=on_done,
+                                            on_written=on_written))
+        else:
             runs = in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=target.rsplit(":", 1)[-1],
-                                         concurrency=concurrency, timeout=timeout, config=dict(config or {}),
-                                         context=context, sync=sync, judge=grader, on_done=on_done))
-    else:
-        runs = in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=target.rsplit(":", 1)[-1],
-                                     concurrency=concurrency, timeout=timeout, config=dict(config or {}),
-                                     context=context, sync=sync, judge=grader, on_done=on_done))
-    harness.flush()
-    if chosen:
-        # (a scorer named like a built-in check, e.g. tool_f1(require=True), replaces its score)
-        summary = score_runs(store, [run.run_id for run in runs], chosen, concurrency=concurrency, replace=True)
-        if on_scored is not None:
-            on_scored(summary)
+                                        concurrency=concurrency, timeout=timeout, config=dict(config or {}),
+                                        context=context, sync=sync, judge=grader, on_done=on_done))
+        harness.flush()
+    finally:
+        summary = scoring.finish() if scoring is not None else None
+    if summary is not None and on_scored is not None:
+        on_scored(summary)
     if name is not None:
         record["git_commit"], record["git_dirty"] = commit.result() if commit is not None else (None, None)
         try:
@@ -229,7 +234,8 @@ def _models(store: Any, name: str) -> list[str]:
 
 async def _run_all(harness: Harness, graph: Any, jobs: list[tuple[Case, int]], *, name: str | None, workflow: str,
                    concurrency: int, timeout: float | None, config: dict[str, Any], context: Any, sync: bool,
-                   judge: Any, on_done: Callable[[Run], None] | None) -> list[Run]:
+                   judge: Any, on_done: Callable[[Run], None] | None,
+                   on_written: Callable[[str], None] | None = None) -> list[Run]:
     gate = asyncio.Semaphore(concurrency)
     finished: list[Run | None] = [None] * len(jobs)
     written = 0
@@ -238,6 +244,8 @@ async def _run_all(harness: Harness, graph: Any, jobs: list[tuple[Case, int]], *
         nonlocal written
         while written < len(finished) and finished[written] is not None:
             finished[written].write()  # type: ignore[union-attr]
+            if on_written is not None:
+                on_written(finished[written].run_id)  # type: ignore[union-attr]
             written += 1
 
     async def one(index: int, case: Case, repeat: int) -> None:

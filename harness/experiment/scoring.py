@@ -16,6 +16,7 @@ import asyncio
 import importlib
 import inspect
 import sys
+import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -264,13 +265,13 @@ def _run_scorers(pairs: list[tuple[RunSnapshot, Case]], scorers: Sequence[Scorer
 
 
 def score_runs(store: Any, run_ids: Sequence[str], scorers: Sequence[Scorer], *, concurrency: int = 4,
-               replace: bool = False) -> ScoringSummary:
+               replace: bool = False, summary: ScoringSummary | None = None) -> ScoringSummary:
     """Score the runs ``run_ids`` with ``scorers`` (see the module doc) and write their scores
     and pass. Without ``replace``, a score of a name a run already has is not written (it is
-    counted in ``refused``); with it, it replaces the old one."""
+    counted in ``refused``); with it, it replaces the old one. ``summary``: added to."""
     if concurrency < 1:
         raise ExperimentError("concurrency must be at least 1")
-    summary = ScoringSummary()
+    summary = summary if summary is not None else ScoringSummary()
     batch: list[tuple[RunSnapshot, Case]] = []
 
     def flush() -> None:
@@ -306,6 +307,61 @@ def _write(store: Any, batch: list[tuple[RunSnapshot, Case]], results: list[list
                 if len(summary.errors) < 5:
                     summary.errors.append(f"{s.result.name} on run {run.run_id}: {s.result.error}")
     store.write_scores(rows, replace=replace, passed=run_passed)
+
+
+class ScoringPipeline:
+    """Scores an experiment's runs while the experiment goes on: each batch of runs handed to
+    the writer is scored on a thread of its own once the writer has stored it, so scoring
+    overlaps the runs that are still waiting on their models and only the last batch is left
+    when the last run ends (:meth:`finish`)."""
+
+    def __init__(self, harness: Any, scorers: Sequence[Scorer], *, concurrency: int, replace: bool = True,
+                 batch: int = 25) -> None:
+        self.harness, self.scorers, self.concurrency, self.replace = harness, list(scorers), concurrency, replace
+        self.batch = batch
+        self.summary = ScoringSummary()
+        self._waiting: list[str] = []
+        self._done = False
+        self._error: BaseException | None = None
+        self._ready = threading.Condition()
+        self._thread = threading.Thread(target=self._loop, name="harness-scoring", daemon=True)
+        self._thread.start()
+
+    def add(self, run_id: str) -> None:
+        """A run has been handed to the writer (in the experiment's order)."""
+        with self._ready:
+            self._waiting.append(run_id)
+            if len(self._waiting) >= self.batch:
+                self._ready.notify()
+
+    def finish(self) -> ScoringSummary:
+        """Score what is left and return what was done (a scorer's failure is a score; a
+        failure of scoring itself is raised here)."""
+        with self._ready:
+            self._done = True
+            self._ready.notify()
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self.summary
+
+    def _loop(self) -> None:
+        try:
+            while True:
+                with self._ready:
+                    while not self._done and len(self._waiting) < self.batch:
+                        self._ready.wait()
+                    ids, self._waiting, last = self._waiting, [], self._done
+                if ids:
+                    # The runs' rows first: the writer stores what it was handed, in order
+                    # (the experiment's held runs are its own to hand on).
+                    self.harness._writer.flush()
+                    score_runs(self.harness.store, ids, self.scorers, concurrency=self.concurrency,
+                               replace=self.replace, summary=self.summary)
+                if last:
+                    return
+        except BaseException as exc:  # noqa: BLE001 - raised in the experiment's thread by finish()
+            self._error = exc
 
 
 def rescore(harness: Any, experiment: str, scorers: Iterable[Any], *, replace: bool = False,

@@ -456,7 +456,8 @@ class Store:
             return 0
         ids = list(dict.fromkeys(str(r["run_id"]) for r in rows))
         mark = self.placeholder
-        with self.transaction():
+        # (immediate: it reads what it then writes, while other processes may be writing runs)
+        with self.transaction(immediate=True):
             written = self.replace("scores", rows) if replace else self._insert(sheet_named("scores"), rows)
             statuses = {r["run_id"]: r["status"] for r in self.rows("runs", ids, columns=["run_id", "status"])}
             passes: dict[str, list[int | None]] = {run_id: [] for run_id in statuses}

@@ -40,6 +40,9 @@ MIGRATIONS: tuple[Migration, ...] = (
                  "runs.inputs, runs.outputs and runs.reference (what an experiment's run can be scored again from)"),
     Migration(6, "langgraph_events.traceback, tool_calls.traceback, llm_calls.traceback: where a failed node, tool "
                  "or model call failed"),
+    Migration(7, "agent_path on langgraph_events, llm_calls, tool_calls and prompts: the chain of subgraphs a row "
+                 "ran in (multi-agent graphs)"),
+    Migration(8, "langgraph_events.handoff_to and tool_calls.handoff_to: where a handoff between agents went"),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -20,8 +20,8 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from .events import (CHAIN, END, ERROR, MODEL, TOOL, Assembly, Event, describe_error, describe_traceback,
-                     error_type_name, is_control_flow)
+from .events import (CHAIN, END, ERROR, HANDOFF, MODEL, TOOL, Assembly, Event, describe_error,
+                     describe_traceback, error_type_name, handoff_destination, is_control_flow, is_handoff)
 from .frozen import freeze, freeze_messages, freeze_preview, freeze_result, held_bytes
 
 logger = logging.getLogger("harness")
@@ -55,6 +55,7 @@ class HarnessCallbackHandler(BaseCallbackHandler):
         self.failures = 0
         self.dropped = 0
         self.held = 0  # about how many bytes the frozen payloads in the log hold
+        self.failed_chains: list[int] = []  # chains (the graph, nodes) that ended in an error
         self._overflow: set[int] = set()  # starts not logged (log full) whose ends are pending
         self._assembly = Assembly()
         self._lock = threading.Lock()
@@ -79,14 +80,19 @@ class HarnessCallbackHandler(BaseCallbackHandler):
         else:
             self.log.append(entry)
 
-    def _error(self, run_id: UUID, error: BaseException) -> None:
+    def _error(self, run_id: UUID, error: BaseException) -> str:
+        """Log the end of a run that raised; returns its status."""
         ns = time.time_ns()
         if is_control_flow(error):
+            if is_handoff(error):  # the node completed; its parent graph goes on where it says
+                self._end(run_id, (HANDOFF, run_id.int, ns, handoff_destination(error)))
+                return "ok"
             self._end(run_id, (ERROR, run_id.int, ns, "interrupted", describe_error(error), error_type_name(error),
                                None))
-        else:
-            self._end(run_id, (ERROR, run_id.int, ns, "error", describe_error(error), error_type_name(error),
-                               self._traceback(error)))
+            return "interrupted"
+        self._end(run_id, (ERROR, run_id.int, ns, "error", describe_error(error), error_type_name(error),
+                           self._traceback(error)))
+        return "error"
 
     def _traceback(self, error: BaseException) -> str | None:
         """A failure's traceback, formatted here (only errors pay for it) because the frames
@@ -104,6 +110,7 @@ class HarnessCallbackHandler(BaseCallbackHandler):
         with self._lock:
             log, streamed, held = self.log, self.streamed, self.held
             self.log, self.streamed, self.held = [], {}, 0
+            self.failed_chains = []
             self._overflow = set()
             self._assembly = Assembly()
         return log, streamed, held
@@ -143,7 +150,8 @@ class HarnessCallbackHandler(BaseCallbackHandler):
 
     def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         try:
-            self._error(run_id, error)
+            if self._error(run_id, error) == "error":
+                self.failed_chains.append(run_id.int)  # the run's status is read from these (see root_failure)
         except Exception:  # noqa: BLE001
             self._failed("on_chain_error")
 

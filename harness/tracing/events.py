@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import linecache
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Literal
@@ -46,6 +46,9 @@ class Event:
     traceback: str | None = None  # a failure's, bounded (see describe_traceback); None otherwise
     first_token_ns: int | None = None
     tokens_streamed: int = 0
+    #: where a handoff went: a node that raised ``Command(graph=Command.PARENT)`` or a tool
+    #: that returned one (see :func:`handoff_destination`); the event itself completed
+    handoff: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     #: 0 for nodes of the top-level graph (and what they call), 1 inside a subgraph, and so
     #: on: the checkpoint namespace's depth less the functional-API task calls in it, which
@@ -77,6 +80,26 @@ def error_type_name(error: BaseException) -> str:
 
 def is_control_flow(error: BaseException) -> bool:
     return any(cls.__name__ in CONTROL_FLOW_ERRORS for cls in type(error).__mro__)
+
+
+def is_handoff(error: BaseException) -> bool:
+    """LangGraph's ``ParentCommand``: a node's ``Command(graph=Command.PARENT)`` on its way to
+    the parent graph, which goes on where it says (a handoff between agents)."""
+    return any(cls.__name__ == "ParentCommand" for cls in type(error).__mro__)
+
+
+def handoff_destination(value: Any) -> str | None:
+    """Where a handoff goes: the ``goto`` of a ``ParentCommand``'s command or of a
+    ``Command(graph=Command.PARENT)`` a tool returned, node names joined with ", " (a
+    ``Send`` by its node); None for anything else, or a command that names no node."""
+    if isinstance(value, BaseException):
+        value = value.args[0] if is_handoff(value) and value.args else None
+    elif type(value).__name__ != "Command" or getattr(value, "graph", None) != "__parent__":
+        return None
+    goto = getattr(value, "goto", None)
+    targets = goto if isinstance(goto, (list, tuple)) else (goto,)
+    names = [t if isinstance(t, str) else getattr(t, "node", None) for t in targets]
+    return ", ".join(n for n in names if isinstance(n, str) and n) or None
 
 
 def describe_error(error: BaseException) -> str:
@@ -179,7 +202,8 @@ def _is_task_call(name: str, metadata: Mapping[str, Any] | None, caller: Event |
 #   (TOOL, id, parent, ns, name, inputs, metadata)
 #   (END, id, ns, outputs)
 #   (ERROR, id, ns, status, error, error_type, traceback)
-CHAIN, MODEL, TOOL, END, ERROR = range(5)
+#   (HANDOFF, id, ns, destination)      a run that ended handing off (completed: see is_handoff)
+CHAIN, MODEL, TOOL, END, ERROR, HANDOFF = range(6)
 
 
 class Assembly:
@@ -217,6 +241,10 @@ class Assembly:
                 elif kind == END:
                     event.end_ns = entry[2]
                     event.outputs = thaw_result(entry[3]) if event.kind == "llm" else thaw(entry[3])
+                    if event.kind == "tool":
+                        event.handoff = handoff_destination(event.outputs)
+                elif kind == HANDOFF:
+                    event.end_ns, event.handoff = entry[2], entry[3]
                 else:
                     event.end_ns, event.status, event.error, event.error_type, event.traceback = entry[2:7]
                 continue
@@ -264,6 +292,29 @@ class Assembly:
         while current is not None and current.kind != "node":
             current = events.get(current.parent_id.int) if current.parent_id else None
         return current
+
+
+def root_failure(log: Sequence[tuple], failed: Collection[int]) -> str | None:
+    """The error of the first of the run's root graphs to end in an error, or None.
+
+    A root graph is a chain of the log whose parent is not in the run (usually the graph the
+    caller invoked; one per input of a batch); ``failed`` are the chains that ended in an error
+    (the handler's ``failed_chains``). A stream the caller stopped reading ends its graph with
+    ``GeneratorExit``: the consumer went away, the graph did not fail."""
+    if not failed:
+        return None
+    failed = set(failed)
+    seen: set[int] = set()
+    roots: set[int] = set()
+    for entry in log:
+        kind = entry[0]
+        if kind < END:
+            if kind == CHAIN and entry[1] in failed and (entry[2] is None or entry[2] not in seen):
+                roots.add(entry[1])
+            seen.add(entry[1])
+        elif kind == ERROR and entry[1] in roots and entry[5] != "GeneratorExit":
+            return entry[4]
+    return None
 
 
 def assemble(log: Sequence[tuple], streamed: Mapping[int, Sequence[int]] | None = None) -> list[Event]:

@@ -20,6 +20,7 @@ from uuid import UUID
 from opentelemetry import trace
 
 from . import rows as _rows
+from .agents import Agent
 from .events import Event, assemble
 from .redact import Redactor, host_secrets, portable, redactor
 from .spans import emit_spans
@@ -126,8 +127,9 @@ def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, l
         filled = {"run_id": record.run_id, "company_name": record.subject, "timestamp": now_iso(),
                   "generated_by": s.generated_by}
         if node is not None:
+            agent = tree.agents.get(node)
             filled.update(node=node.name, node_type=_rows.node_type_of(ctx, node),
-                          agent_name=record.agent_names.get(node.name, node.name),
+                          agent_name=agent.name if agent is not None else None,
                           step_number=tree.steps.get(node))
         names = set(s.all_column_names)
         full = {k: v for k, v in filled.items() if k in names}
@@ -153,7 +155,7 @@ def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, l
                     rows.setdefault(sheet, []).append(valid_row(sheet, full))
         except Exception:  # noqa: BLE001
             record.count_error("evaluation")
-    rows["runs"] = [_runs_row(record, rows)]
+    rows["runs"] = [_runs_row(record, rows, tree.agents)]
     _score(record, rows)
     return rows
 
@@ -198,7 +200,8 @@ def scrubbed_rows(record: RunRecord, redact: Redactor) -> dict[str, list[dict[st
     return {name: rows[name] for name in ALL_SHEET_NAMES if rows.get(name)}
 
 
-def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]]) -> dict[str, Any]:
+def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]],
+              agents: Mapping[Event, Agent]) -> dict[str, Any]:
     llm_rows = rows.get("llm_calls", [])
     nodes = [e for e in record.assembled() if e.kind == "node"]
     last = max(nodes, key=lambda e: (e.end_ns or 0, e.start_ns)) if nodes else None
@@ -214,7 +217,7 @@ def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]]) -> di
         "run_id": record.run_id,
         "company_name": record.subject,
         "node": last.name if last else None,
-        "agent_name": record.agent_names.get(last.name, last.name) if last else None,
+        "agent_name": agents[last].name if last in agents else None,
         "model": record.model or (models.most_common(1)[0][0] if models else None),
         "temperature": record.temperature if record.temperature is not None else (temps[0] if temps else None),
         "status": record.status,
@@ -229,7 +232,7 @@ def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]]) -> di
         "generated_by": "Us",
         "workflow": record.workflow,
         "batch_id": record.batch_id,
-        "thread_id": record.thread_id,
+        "thread_id": _thread_id(record),
         "error": record.error,
         "total_tokens": sum(tokens) if tokens else None,
         "total_cost": round(sum(run_costs), 8) if run_costs else None,
@@ -240,6 +243,15 @@ def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]]) -> di
         row.update(trace_id=root[0], span_id=root[1])
     row.update({k: v for k, v in record.result.items() if k not in ("run_id", "row_key")})
     return row
+
+
+def _thread_id(record: RunRecord) -> Any:
+    """The ``thread_id`` the graph ran with, wherever it was given (LangGraph copies the
+    config's into the metadata of every run it makes): its root graph's, else the run's config's."""
+    for event in record.assembled():
+        if event.kind == "graph" and (event.metadata or {}).get("thread_id") is not None:
+            return event.metadata["thread_id"]
+    return record.thread_id
 
 
 def emit_record_spans(record: RunRecord, tracer: trace.Tracer, outer_span: trace.Span | None = None) -> None:
@@ -254,6 +266,7 @@ def emit_record_spans(record: RunRecord, tracer: trace.Tracer, outer_span: trace
             tracer, record.assembled(), run_id=record.run_id, workflow=record.workflow,
             redact=redact, end_ns=record.end_ns, outer_span=outer_span,
             run_attrs={"harness.status": record.status, "harness.subject": redact(record.subject or "")},
+            agent_names=record.agent_names,
         )
     except Exception:  # noqa: BLE001
         record.count_error("span export")

@@ -17,6 +17,7 @@ from typing import Any
 from uuid import UUID
 
 from .. import costs
+from .agents import Agent, attribute
 from .encode import jsonable, message_role, message_text, preview, to_json
 from .events import Event
 from .redact import Redactor
@@ -60,9 +61,10 @@ class Tree:
     tool_parent: dict[Event, Event | None]  # event -> nearest enclosing tool call
     depth: dict[Event, int]  # event -> number of enclosing tool calls
     text_id: dict[Event, str]  # event -> its id as text
+    agents: dict[Event, Agent]  # event -> its agent (see .agents)
 
     @classmethod
-    def build(cls, events: Sequence[Event]) -> Tree:
+    def build(cls, events: Sequence[Event], agent_names: Mapping[str, str] | None = None) -> Tree:
         by_id = {e.id: e for e in events}
         nodes = sorted((e for e in events if e.kind == "node"), key=lambda e: (e.start_ns, e.name))
         steps = {e: i for i, e in enumerate(nodes, start=1)}
@@ -83,7 +85,7 @@ class Tree:
             else:
                 tool_parent[e], depth[e] = tool_parent.get(parent), depth.get(parent, 0)
         text_id = {e: str(e.id) for e in events}
-        return cls(events, by_id, parents, steps, owner, tool_parent, depth, text_id)
+        return cls(events, by_id, parents, steps, owner, tool_parent, depth, text_id, attribute(events, agent_names))
 
     def parent_text_id(self, event: Event) -> str | None:
         parent = self.parent.get(event)
@@ -231,12 +233,13 @@ def reasoning_of(event: Event, text: str | None) -> str | None:
 # --- row builders -------------------------------------------------------------------------
 
 def _common(ctx: RunContext, tree: Tree, event: Event, node: Event | None) -> dict[str, Any]:
-    node_name = node.name if node is not None else None
+    agent = tree.agents.get(event)
     return {
         "run_id": ctx.run_id,
         "company_name": ctx.company_name,
-        "node": node_name,
-        "agent_name": ctx.agent_names.get(node_name, node_name) if node_name else None,
+        "node": node.name if node is not None else None,
+        "agent_name": agent.name if agent is not None else None,
+        "agent_path": agent.path if agent is not None else None,
         "step_number": tree.steps.get(node) if node is not None else None,
     }
 
@@ -267,10 +270,8 @@ def langgraph_event_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
     for e in tree.events:
         node = tree.owner.get(e) if e.kind != "graph" else None
         base = _common(ctx, tree, e, node)
-        if e.kind == "node":
-            base["node"], base["agent_name"] = e.name, ctx.agent_names.get(e.name, e.name)
-        elif e.kind == "graph":
-            base["node"], base["agent_name"] = e.name, None
+        if e.kind == "graph":
+            base["node"] = e.name
         is_llm = e.kind == "llm"
         model = response_model(e) if is_llm and e.finished else (request_model(e) if is_llm else None)
         u = usage(e) if is_llm and e.finished else None
@@ -314,6 +315,7 @@ def langgraph_event_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "error": e.error,
             "timestamp": iso(e.end_ns),
             "traceback": e.traceback,
+            "handoff_to": e.handoff,
         })
     return rows
 
@@ -372,8 +374,12 @@ def _text_or_json(value: Any) -> str | None:
 
 
 def _tool_payload(value: Any) -> Any:
-    """Tool input/output as JSON-able data: ToolMessage content, JSON strings decoded."""
+    """Tool input/output as JSON-able data: ToolMessage content, JSON strings decoded; a
+    handoff's command with its destination (``goto``) first."""
     content = getattr(value, "content", value) if hasattr(value, "tool_call_id") else value
+    if type(content).__name__ == "Command":
+        data = jsonable(content)
+        return {"goto": data.pop("goto", None), **data} if isinstance(data, dict) else data
     if isinstance(content, str):
         stripped = content.strip()
         if stripped[:1] in ("{", "["):
@@ -423,6 +429,7 @@ def tool_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "generated_by": "Us",
             "tool_call_id": tree.text_id[e],
             "traceback": e.traceback,
+            "handoff_to": e.handoff,
             **_trace(ctx, e),
         })
         if isinstance(rows[-1]["error"], (dict, list)):
@@ -458,7 +465,7 @@ def prompt_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
 
 
 def captured_rows(ctx: RunContext, events: Sequence[Event]) -> tuple[Tree, dict[str, list[dict[str, Any]]]]:
-    tree = Tree.build(events)
+    tree = Tree.build(events, ctx.agent_names)
     return tree, {
         "langgraph_events": langgraph_event_rows(ctx, tree),
         "llm_calls": llm_call_rows(ctx, tree),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -20,6 +20,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from . import rows as _rows
+from .agents import Agent, attribute
 from .encode import payload_cut
 from .events import Event
 from .redact import Redactor
@@ -61,6 +62,18 @@ def _common_attrs(e: Event, run_id: str, workflow: str | None, redact: Callable[
             yield "gen_ai.workflow.name", redact(workflow)
     if e.kind == "node":
         yield "graph.node.id", e.name
+    if e.handoff:
+        yield "harness.handoff_to", e.handoff
+
+
+def _agent_attrs(agent: Agent | None) -> Attrs:
+    """The agent the span belongs to (see :mod:`.agents`), in both conventions."""
+    if agent is None:
+        return
+    yield "gen_ai.agent.name", agent.name
+    yield "agent.name", agent.name
+    if agent.path != agent.name:
+        yield "harness.agent_path", agent.path
 
 
 def _io_attrs(e: Event, redact: Redactor) -> Attrs:
@@ -130,11 +143,14 @@ def emit_spans(
     end_ns: int,
     run_attrs: dict[str, Any] | None = None,
     outer_span: trace.Span | None = None,
+    agent_names: Mapping[str, str] | None = None,
 ) -> dict[UUID, tuple[str, str, str | None]]:
     """Emit one span per record; returns record id -> (trace_id, span_id, parent_span_id) in hex.
 
     Records still open when the run ended are closed at ``end_ns`` and marked abandoned.
+    ``agent_names`` renames root-level agents as in the rows (see :mod:`.agents`).
     """
+    agents = attribute(events, agent_names)
     spans: dict[UUID, trace.Span] = {}
     ids: dict[UUID, tuple[str, str, str | None]] = {}
     redact_name = functools.lru_cache(maxsize=64)(redact)  # thread id and workflow: one value per run
@@ -145,6 +161,7 @@ def emit_spans(
         attributes: dict[str, Any] = {}
         for producer, args in (
             (_common_attrs, (e, run_id, workflow, redact_name)),
+            (_agent_attrs, (agents.get(e),)),
             (_io_attrs, (e, redact)),
             (_llm_attrs if e.kind == "llm" else _tool_attrs if e.kind == "tool" else None, (e,)),
         ):

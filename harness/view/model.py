@@ -67,7 +67,9 @@ class TreeEntry:
     ``time_to_first_token_ms``; a tool call's ``call_depth``; every kind's ``input`` and
     ``output`` (a model call's prompt and response, a tool call's input and output whole;
     a node's as the store keeps them, previews cut at its preview limit). ``traceback``:
-    where a failed entry failed, as the store keeps it (see :func:`last_frames`).
+    where a failed entry failed, as the store keeps it (see :func:`last_frames`). Every
+    kind's ``agent`` and ``agent_path`` (see ``agent_name``, ``agent_path`` in the sheets); a
+    node's or tool call's ``handoff_to``, where a handoff went.
     """
 
     kind: EntryKind
@@ -115,6 +117,26 @@ class RunView:
         """Every entry with its depth in the tree, depth first, in the order things happened."""
         for top in self.tree:
             yield from top.walk()
+
+    def models(self) -> list[str]:
+        """The models the run's calls name, in the order of their first call."""
+        return list(dict.fromkeys(e.details["model"] for _, e in self.entries()
+                                  if e.kind == "llm" and e.details.get("model")))
+
+    def agents(self) -> dict[str, str] | None:
+        """Entry id -> the agent path of the entry (``agent_path``), for a run whose agents are
+        more than its top-level nodes: subgraph agents (a supervisor's experts, a swarm's
+        members) or nodes renamed with ``agent_names``. None for a graph without subgraphs
+        whose nodes are not renamed: each node is its own agent, and a label would repeat it."""
+        paths: dict[str, str] = {}
+        named = False
+        for top in self.tree:
+            for _, entry in top.walk():
+                path = entry.details.get("agent_path") or entry.details.get("agent")
+                if path is not None:
+                    paths[entry.id] = path
+                    named = named or path != top.name or bool(entry.details.get("subgraph_depth"))
+        return paths if named else None
 
     def offset_ms(self, entry: TreeEntry) -> float | None:
         """When ``entry`` started, in milliseconds after the run's timeline starts."""

@@ -26,10 +26,10 @@ LIST_COLUMNS = ("run_id", "timestamp", "started_at", "workflow", "company_name",
 
 _EVENT_COLUMNS = ("run_id", "event_id", "parent_event_id", "event_kind", "event_name", "status", "error",
                   "timestamp", "duration_ms", "step_number", "langgraph_step", "subgraph_depth",
-                  "input_preview", "output_preview", "traceback")
+                  "input_preview", "output_preview", "traceback", "agent_name", "agent_path", "handoff_to")
 _LLM_COLUMNS = ("run_id", "llm_call_id", "model", "prompt_tokens", "completion_tokens", "total_tokens",
                 "total_cost", "time_to_first_token_ms", "usage_source", "status", "error", "prompt", "response")
-_TOOL_COLUMNS = ("run_id", "tool_call_id", "tool_input", "tool_output", "status", "error", "call_depth")
+_TOOL_COLUMNS = ("run_id", "tool_call_id", "tool_input", "tool_output", "status", "error", "call_depth", "handoff_to")
 #: Sheet -> the columns a run's scores come from.
 _SCORE_COLUMNS = {
     "tool_selections": ("run_id", "f1_score", "precision", "recall", "selected_tools", "expected_tools",
@@ -155,13 +155,14 @@ def _executions(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
                 "id": row["event_id"], "parent": row["parent_event_id"], "kind": row["event_kind"],
                 "name": row["event_name"], "started_at": None, "duration_ms": None, "status": "unfinished",
                 "error": None, "traceback": None, "input": None, "output": None, "step": row["step_number"],
-                "langgraph_step": row["langgraph_step"], "subgraph_depth": row["subgraph_depth"]}
+                "langgraph_step": row["langgraph_step"], "subgraph_depth": row["subgraph_depth"],
+                "agent": row["agent_name"], "agent_path": row["agent_path"] or row["agent_name"], "handoff_to": None}
         if row["status"] == "started":
             e["started_at"], e["input"] = row["timestamp"], row["input_preview"]
         else:
             e["status"], e["error"], e["output"] = row["status"], row["error"], row["output_preview"]
             e["traceback"] = row["traceback"]
-            e["duration_ms"] = row["duration_ms"]
+            e["duration_ms"], e["handoff_to"] = row["duration_ms"], row["handoff_to"]
             if e["started_at"] is None:  # no start row: place it by its end and duration
                 e["started_at"] = _before(row["timestamp"], row["duration_ms"])
     return out
@@ -202,16 +203,17 @@ def _tree(executions: dict[str, dict[str, Any]], calls: Mapping[str, dict[str, A
 
 
 def _details(e: dict[str, Any], call: dict[str, Any] | None) -> tuple[Any, str | None, dict[str, Any]]:
-    """The entry's status, error and its kind's own fields (from its llm_calls or tool_calls row)."""
+    """The entry's status, error, agent and its kind's own fields (from its llm_calls or tool_calls row)."""
     status, error = e["status"], e["error"]
+    agent = {"agent": e["agent"], "agent_path": e["agent_path"]}
     if e["kind"] == "node":
-        return status, error, {"step": e["step"], "langgraph_step": e["langgraph_step"],
+        return status, error, {**agent, "step": e["step"], "langgraph_step": e["langgraph_step"],
                                "subgraph_depth": e["subgraph_depth"], "input": _json_or_text(e["input"]),
-                               "output": _json_or_text(e["output"])}
+                               "output": _json_or_text(e["output"]), "handoff_to": e["handoff_to"]}
     call = call or {}
     if e["kind"] == "llm":
         return status, error or call.get("error"), {
-            "model": call.get("model"), "prompt_tokens": call.get("prompt_tokens"),
+            **agent, "model": call.get("model"), "prompt_tokens": call.get("prompt_tokens"),
             "completion_tokens": call.get("completion_tokens"), "total_tokens": call.get("total_tokens"),
             "cost": call.get("total_cost"), "time_to_first_token_ms": call.get("time_to_first_token_ms"),
             "usage_source": call.get("usage_source"),
@@ -221,9 +223,10 @@ def _details(e: dict[str, Any], call: dict[str, Any] | None) -> tuple[Any, str |
     if call.get("status") == "fail" and status == "ok":  # the tool answered with an error message
         status, error = "error", call.get("error")
     return status, error, {
-        "call_depth": call.get("call_depth"),
+        **agent, "call_depth": call.get("call_depth"),
         "input": call["tool_input"] if "tool_input" in call else e["input"],
-        "output": call["tool_output"] if "tool_output" in call else e["output"]}
+        "output": call["tool_output"] if "tool_output" in call else e["output"],
+        "handoff_to": call.get("handoff_to") or e["handoff_to"]}
 
 
 def _json_or_text(preview: str | None) -> Any:

@@ -144,9 +144,18 @@ def run_data(view: RunView) -> dict[str, Any]:
 def detail(view: RunView) -> dict[str, Any]:
     """What an opened run shows: its waterfall (one row per node, model call and tool call,
     depth first, each with all the panel shows of it), where and how long its timeline is
-    (``t0``: epoch ms), its whole error and its scores."""
-    return {"rows": [_entry(view, depth, e) for depth, e in view.entries()], "span": _round(view.span_ms),
-            "t0": _round(view.started_ms), "err": _bounded(view.run.get("error")), "scores": _scores(view.scores)}
+    (``t0``: epoch ms), its whole error and its scores; beside the rows, where a handoff went
+    (``handoffs``) and, for a run of several agents (:meth:`RunView.agents`), each row's
+    agent (``agents``), which the waterfall colours."""
+    entries = list(view.entries())
+    out = {"rows": [_entry(view, depth, e) for depth, e in entries], "span": _round(view.span_ms),
+           "t0": _round(view.started_ms), "err": _bounded(view.run.get("error")), "scores": _scores(view.scores)}
+    agents = view.agents()
+    if agents is not None:
+        out["agents"] = [agents.get(e.id) for _, e in entries]
+    if any(e.details.get("handoff_to") for _, e in entries):
+        out["handoffs"] = [e.details.get("handoff_to") for _, e in entries]
+    return out
 
 
 def packed(data: Any) -> str:

@@ -141,6 +141,8 @@ def _what(prefix: str, entry: TreeEntry) -> RenderableType:
     else:
         text.append(entry.kind + " ", style=_KIND_STYLE[entry.kind])
         text.append(entry.name)
+    if entry.details.get("handoff_to"):
+        text.append(" → " + entry.details["handoff_to"])
     detail = _details(entry)
     if detail:
         text.append("  ")
@@ -176,29 +178,51 @@ def _details(entry: TreeEntry) -> Text:
         if d.get("time_to_first_token_ms") is not None:
             parts.append(f"first token {duration(d['time_to_first_token_ms'])}")
         return Text(" · ".join(p for p in parts if p), style="dim")
-    if entry.kind == "tool":
+    if entry.kind == "tool" and not d.get("handoff_to"):  # a handoff's output is its command: the name says it
         return Text(f"{abbreviate(d.get('input'), 50)} → {abbreviate(d.get('output'), 50)}", style="dim")
     return Text("")
 
 
+def agent_sections(view: RunView) -> dict[str, str] | None:
+    """The agent column of ``show``: entry id -> its agent path on the first line of each
+    stretch of lines of one agent; None where the run's agents are its nodes (see
+    :meth:`RunView.agents`)."""
+    paths = view.agents()
+    if paths is None:
+        return None
+    labels: dict[str, str] = {}
+    last = None
+    for _, entry in view.entries():
+        path = paths.get(entry.id)
+        if path is not None and path != last:
+            labels[entry.id] = last = path
+    return labels
+
+
 class RunTree:
     """The run's nodes and calls in the order they happened, one line each: step and
-    subgraph depth (nodes), status, duration and a timeline bar on the left, then the tree
-    with what each did on the right, where long text wraps."""
+    subgraph depth (nodes), status, duration and a timeline bar on the left, the agent where
+    a new agent's lines start (see :func:`agent_sections`), then the tree with what each did
+    on the right, where long text wraps."""
 
     def __init__(self, view: RunView) -> None:
         self.view = view
 
     def table(self, width: int | None = None) -> Table:
         view = self.view
-        # The fixed columns take 40 characters and the bar; the tree keeps at least 30.
-        bar_width = BAR_WIDTH if width is None else max(8, min(BAR_WIDTH, width - 70))
+        agents = agent_sections(view)
+        # The fixed columns take 40 characters (and the agent column, when shown) and the bar;
+        # the tree keeps at least 30.
+        fixed = 70 + (max(map(len, agents.values())) + 1 if agents else 0)
+        bar_width = BAR_WIDTH if width is None else max(8, min(BAR_WIDTH, width - fixed))
         table = Table(box=None, header_style="bold", pad_edge=False)
         table.add_column("step", justify="right")
         table.add_column("depth", justify="right")
         table.add_column("status", no_wrap=True)
         table.add_column("time", justify="right", no_wrap=True)
         table.add_column(f"0 – {duration(view.span_ms)}", no_wrap=True, min_width=bar_width)
+        if agents:
+            table.add_column("agent", style="bold", overflow="fold")
         table.add_column("what", overflow="fold", ratio=1 if width is not None else None)
 
         def add(entry: TreeEntry, prefix: str, last: bool, top: bool) -> None:
@@ -209,6 +233,7 @@ class RunTree:
                 _status(entry.status), duration(entry.duration_ms),
                 Text(bar(view.offset_ms(entry), entry.duration_ms, view.span_ms, bar_width),
                      style="red" if entry.status == "error" else _KIND_STYLE[entry.kind]),
+                *([agents.get(entry.id, "")] if agents else []),
                 _what("" if top else prefix + ("└─ " if last else "├─ "), entry))
             below = "" if top else prefix + ("   " if last else "│  ")
             for i, child in enumerate(entry.children):
@@ -235,7 +260,9 @@ def _header(view: RunView) -> Text:
              _count(run.get("total_steps"), "step"), _count(run.get("total_llm_calls"), "LLM call"),
              _count(run.get("total_tokens"), "token"), f"cost {money(run.get('total_cost'))}"]
     text.append("\n" + " · ".join(f for f in facts if f))
-    more = [run.get("model") and f"model {run['model']}", run.get("experiment") and f"experiment {run['experiment']}",
+    models = view.models()  # a run of several models (a multi-agent run) names them all
+    more = [f"models {', '.join(models)}" if len(models) > 1 else run.get("model") and f"model {run['model']}",
+            run.get("experiment") and f"experiment {run['experiment']}",
             run.get("case_id") and f"case {run['case_id']}",
             run.get("repeat_index") is not None and f"repeat {run['repeat_index']}",
             run.get("batch_id") and f"batch {run['batch_id']}", run.get("thread_id") and f"thread {run['thread_id']}"]

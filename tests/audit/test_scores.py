@@ -17,7 +17,9 @@ from .conftest import edit, edited_frames, row_of
 def test_a_clean_workbook_has_its_scores_audited_without_findings(workbook) -> None:
     result = audit_workbook(workbook)
     assert result.findings == () and result.rows["scores"] == 12 * 6
-    assert {g.judged for g in result.aggregates.by_model} == {6}
+    # (a run that also called a model without a price counts in that model's group too)
+    assert {g.key: g.judged for g in result.aggregates.by_model} == {
+        "llama-3.3-70b-versatile": 6, "llama-3.1-8b-instant": 6, "house-model-x": 1}
 
 
 def test_a_pass_edited_in_the_scores_sheet_makes_the_runs_pass_wrong(workbook) -> None:
@@ -52,7 +54,8 @@ def test_an_older_export_without_a_scores_sheet_is_still_audited(workbook) -> No
     book.save(workbook)
     result = audit_workbook(workbook)
     assert result.findings == () and "scores" not in result.rows
-    assert {g.judged for g in result.aggregates.by_model} == {6}  # the credit runs' evaluation and log test
+    assert {g.key: g.judged for g in result.aggregates.by_model} == {  # the credit runs' evaluation and log test
+        "llama-3.3-70b-versatile": 6, "llama-3.1-8b-instant": 6, "house-model-x": 1}
 
 
 def test_traced_runs_outside_experiments_have_no_pass_and_no_cost_of_pass(tmp_path) -> None:

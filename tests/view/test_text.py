@@ -9,7 +9,7 @@ from rich.console import Console
 
 from harness import Store
 from harness.view import list_runs, load_run
-from harness.view.text import RunsTable, bar, run_tree
+from harness.view.text import RunsTable, run_tree
 
 
 @pytest.fixture

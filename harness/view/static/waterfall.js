@@ -49,10 +49,29 @@
      or Enter or Space on the focused row; the arrow keys, Home and End move the focus);
      ``axis``: the time axis's length in ms when it is shared with another run's (the longer).
      Returns {select(i)}: mark row i as the one the panel shows. */
+  /* A run of several agents: each row's agent as a coloured band at its left edge, with a key. */
+  function agentColours(agents, box) {
+    var colours = {}, names = [];
+    agents.forEach(function (a) {
+      if (a && !(a in colours)) { colours[a] = "hsl(" + Math.round(names.length * 137.5 % 360) + ",60%,48%)"; names.push(a); }
+    });
+    if (!names.length) { return colours; }
+    var key = el("p", "legend agents", "agents:");
+    names.forEach(function (a) {
+      var swatch = el("span", "key");
+      swatch.style.background = colours[a];
+      key.appendChild(swatch);
+      key.appendChild(document.createTextNode(a));
+    });
+    box.appendChild(key);
+    return colours;
+  }
+
   function drawWaterfall(box, detail, pick, axis) {
-    var rows = detail.rows;
+    var rows = detail.rows, agents = detail.agents || [], handoffs = detail.handoffs || [];
     box.textContent = "";
     if (!rows.length) { box.appendChild(el("p", "muted", "No node, model or tool call was recorded.")); return {select: function () {}}; }
+    var colours = agentColours(agents, box), band = agents.length ? 8 : 0;
     var width = Math.max(600, box.clientWidth || 900), labelW = Math.min(320, Math.round(width * 0.3));
     var barsW = width - labelW - 16, rowH = 22, top = 22, height = top + rows.length * rowH + 4;
     var span = Math.max(spanOf(detail), axis || 0);
@@ -67,16 +86,26 @@
     var groups = rows.map(function (e, i) {
       var y = top + i * rowH, kind = KINDS[e.k], error = e.st === "error";
       var g = svg("g", {"class": "entry", tabindex: i === 0 ? "0" : "-1", role: "listitem", "data-i": i,
-        "aria-label": kind + " " + e.n + ", " + e.st + ", " + ms(e.d)});
+        "aria-label": kind + " " + e.n + (handoffs[i] ? " → " + handoffs[i] : "") + (agents[i] ? ", agent " + agents[i] : "")
+          + ", " + e.st + ", " + ms(e.d)});
       g.appendChild(svg("rect", {"class": "hit" + (i % 2 ? " stripe" : ""), x: 0, y: y, width: width, height: rowH}));
-      var room = Math.floor((labelW - 12 - e.dp * 14) / 7), name = (kind === "node" ? "" : kind + " ") + e.n;
-      g.appendChild(svg("text", {"class": "label" + (error ? " error" : ""), x: 4 + e.dp * 14, y: y + 15},
+      if (agents[i]) {
+        var mark = svg("rect", {"class": "agent", x: 0, y: y + 2, width: 4, height: rowH - 4, fill: colours[agents[i]]});
+        mark.appendChild(svg("title", {}, "agent " + agents[i]));
+        g.appendChild(mark);
+      }
+      var room = Math.floor((labelW - 12 - band - e.dp * 14) / 7), name = (kind === "node" ? "" : kind + " ") + e.n;
+      if (handoffs[i]) { name += " → " + handoffs[i]; }
+      g.appendChild(svg("text", {"class": "label" + (error ? " error" : ""), x: 4 + band + e.dp * 14, y: y + 15},
         name.length > room ? name.slice(0, Math.max(1, room - 1)) + "…" : name));
       var start = e.t === undefined || e.t === null ? 0 : e.t, dur = e.d === undefined || e.d === null ? span - start : e.d;
       var bar = svg("rect", {"class": "bar " + kind + (error ? " error" : "") + (e.st === "unfinished" ? " unfinished" : ""),
         x: labelW + start / span * barsW, y: y + 4, width: Math.max(2, dur / span * barsW), height: rowH - 8, rx: 2,
         "data-kind": kind, "data-status": e.st});
-      bar.addEventListener("mouseenter", function (event) { showTip(event, describe(e)); });
+      var lines = describe(e);
+      if (agents[i]) { lines.splice(1, 0, ["agent", agents[i]]); }
+      if (handoffs[i]) { lines.splice(agents[i] ? 2 : 1, 0, ["handed off to", handoffs[i]]); }
+      bar.addEventListener("mouseenter", function (event) { showTip(event, lines); });
       bar.addEventListener("mousemove", moveTip);
       bar.addEventListener("mouseleave", hideTip);
       g.appendChild(bar);
