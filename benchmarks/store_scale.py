@@ -21,9 +21,11 @@ and the export of the whole store to .xlsx (target: peak RSS < 300 MB on 50,000 
 Then the report of the newest ``--report-runs`` runs: the time to write it and its size, and
 in Debian's headless Chromium (through Playwright) the time from navigation to the list drawn
 and on screen (the page's own clock: when the report marks itself ready, and the first frame
-painted after; target < 1 s for 10,000 runs), until the whole file is read, to sort the list, to filter it, to open a
-run (its waterfall drawn) and to open a call in the panel, against a report of 100 (medians
-of ``--repeat`` page loads, at most 5). ``--report-only`` measures only the report.
+painted after; target < 1 s for 10,000 runs), until the whole file is read, until the compare
+view is drawn (experiments ``base`` and ``cand``: their statistics and cases), to sort the list,
+to filter it, to open a run (its waterfall drawn), to open a call in the panel and to open a
+case of the compare view (two waterfalls), against a report of 100 (medians of ``--repeat``
+page loads, at most 5). ``--report-only`` measures only the report.
 """
 
 from __future__ import annotations
@@ -136,13 +138,20 @@ def reads(store: Path, out: Path) -> list[tuple[str, str]]:
 
 #: Run in the page before its own script: notes the page's clock (ms since navigation
 #: started) when the report marks itself ready (its list drawn), then at the next frame
-#: painted, in the page, so that no round trip to the browser is counted.
+#: painted, and when the compare view is first drawn, in the page, so that no round trip to
+#: the browser is counted.
 _CLOCK = """
 new MutationObserver((changes, observer) => {
-  if (document.body && document.body.dataset.ready === "yes") {
-    observer.disconnect();
+  if (document.body && document.body.dataset.ready === "yes" && window.__listDrawn === undefined) {
     window.__listDrawn = performance.now();
     requestAnimationFrame(() => setTimeout(() => { window.__listPainted = performance.now(); }));
+  }
+  const compare = document.getElementById("compare");
+  if (compare && compare.dataset.ready === "yes" && window.__compareDrawn === undefined) {
+    window.__compareDrawn = performance.now();
+  }
+  if (window.__listDrawn !== undefined && (window.__compareDrawn !== undefined || document.readyState === "complete")) {
+    observer.disconnect();
   }
 }).observe(document, {attributes: true, subtree: true, attributeFilter: ["data-ready"]});
 """
@@ -150,7 +159,9 @@ new MutationObserver((changes, observer) => {
 
 def browse(report: Path, repeat: int = 3) -> dict[str, float]:
     """Medians over ``repeat`` fresh tabs: seconds from navigation to the list on screen, until
-    the whole file is read, to sort it, to filter it, to open a run, to open a call."""
+    the whole file is read and until the compare view is drawn (its first pair's statistics
+    and cases), to sort the list, to filter it, to open a run, to open a call, and to open a
+    case of the compare view (its two runs' waterfalls)."""
     from playwright.sync_api import sync_playwright
 
     from tests.support.browser import chromium
@@ -170,6 +181,10 @@ def browse(report: Path, repeat: int = 3) -> dict[str, float]:
             page.wait_for_load_state("load")
             out["navigation to the whole file read"] = page.evaluate(
                 "performance.getEntriesByType('navigation')[0].loadEventStart") / 1000
+            compared = page.locator("#compare").count() > 0
+            if compared:
+                page.wait_for_function("window.__compareDrawn !== undefined")
+                out["navigation to the compare view drawn"] = page.evaluate("window.__compareDrawn") / 1000
             rows = page.locator("#spacer .row").count()
             started = time.perf_counter()
             page.click("#head button[data-key=ms]")
@@ -187,6 +202,11 @@ def browse(report: Path, repeat: int = 3) -> dict[str, float]:
             page.locator("#waterfall g.entry").last.click()
             page.wait_for_selector("#entry .entry-head")
             out["open a call (panel)"] = time.perf_counter() - started
+            if compared:
+                started = time.perf_counter()
+                page.locator("#cmp-cases tr.case").first.click()
+                page.wait_for_selector("#cmp-runs[data-ready=yes]")
+                out["compare view: open a case (two waterfalls)"] = time.perf_counter() - started
             out["rows in the page"] = rows
             for key, value in out.items():
                 seen.setdefault(key, []).append(value)
@@ -210,7 +230,9 @@ def report(big: Path, small: Path, folder: Path, runs: int, repeat: int) -> None
     print(f"{'file size (MB)':52} {big_html.stat().st_size / 1e6:12.1f} {small_html.stat().st_size / 1e6:10.2f}")
     in_big, in_small = browse(big_html, min(repeat, 5)), browse(small_html, min(repeat, 5))
     for key in in_big:
-        if key == "rows in the page":
+        if key not in in_small:
+            print(f"{'Chromium: ' + key:52} {in_big[key]:11.3f}s {'(none)':>10}")
+        elif key == "rows in the page":
             print(f"{'rows in the page (lazy list)':52} {in_big[key]:12.0f} {in_small[key]:10.0f}")
         else:
             print(f"{'Chromium: ' + key:52} {in_big[key]:11.3f}s {in_small[key]:9.3f}s "

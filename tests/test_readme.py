@@ -9,6 +9,7 @@ commands and options are checked to exist below.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -84,8 +85,8 @@ def test_the_shell_examples_run_as_shown(clean_env, capsys):
             continue  # (the multi-agent example's and the scorers' blocks run in their own tests)
         for line in command_lines(block):
             if (line.startswith(("harness wrap", "harness compare")) or "--to-store" in line
-                    or any(option in line for option in EXTERNAL_LINES)):
-                continue  # they need the Python examples' modules: the tests around this one run them
+                    or "--experiment base" in line or any(option in line for option in EXTERNAL_LINES)):
+                continue  # they need the Python examples' modules or experiments: the tests around this one run them
             run_id = next(iter(Store(clean_env / "harness.db").run_ids()), "") if "RUN_ID" in line else ""
             assert run_cli(line, RUN_ID=run_id) == 0, (line, capsys.readouterr().err)
             ran.append(line.split()[1])
@@ -110,6 +111,16 @@ def test_the_experiment_example_runs_as_shown_and_its_gate_catches_the_regressio
     assert codes == [0, 0, 0, 0, 1]  # --fail-on-regression: the candidate regressed
     out = capsys.readouterr().out
     assert "experiment cand: 6 run(s) of 6 case(s), passed 0/6" in out
+    seeing = README.split("## See your runs", 1)[1].split("\n## ", 1)[0]
+    (report,) = [line for block in re.findall(r"```bash\n(.*?)```", seeing, flags=re.S)
+                 for line in command_lines(block) if "--experiment base" in line]
+    assert run_cli(report) == 0  # the compare view of the two experiments, as the README shows it
+    page = (clean_env / "compare.html").read_text(encoding="utf-8")
+    cases = json.loads(re.search(r"id=report-cases>(.*?)</script>", page, flags=re.S).group(1))
+    fr = {name: next(c for c in cases[name]["cases"] if c["id"] == "fr") for name in ("base", "cand")}
+    assert (fr["base"]["p"], fr["cand"]["p"]) == (1.0, 0.0)
+    assert (fr["base"]["ans"], fr["cand"]["ans"]) == ("The capital of France is Paris.", "The capital of france is unknown.")
+    assert "Comparison: base → cand" in page and "data-metric='pass_rate' data-verdict='regressed'" in page
     from harness import Harness
 
     comparison = Harness().compare("base", "cand").to_dict()

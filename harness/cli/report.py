@@ -1,13 +1,13 @@
-"""Write one self-contained HTML report to look through runs: a sortable, filterable run list, each run's waterfall (nodes, LLM and tool calls on a time axis) and scores, and experiment summaries.
+"""Write one self-contained HTML report to look through runs: a sortable, filterable run list with each run's pass, each run's waterfall (nodes, LLM and tool calls on a time axis) and scores, experiment summaries, and a compare view of any two experiments case by case.
 
-Examples: `harness report`, `harness report --experiment baseline --experiment candidate --out compare.html` (two experiments are also compared case by case, as `harness compare` does), `harness report --run 3f2a9c1e --run 77b0`.
-Without --run or --experiment the report holds the newest runs of the store (at most --limit). The file needs no network: open it in any browser, or mail it.
+Examples: `harness report`, `harness report --experiment baseline --experiment candidate --out compare.html` (the compare view opens on baseline → candidate, with the statistics of `harness compare baseline candidate`), `harness report --run 3f2a9c1e --run 77b0`.
+Without --run or --experiment the report holds the newest runs of the store (at most --limit). The compare view pairs the report's 12 newest experiments (or the first 12 named), every ordered pair compared as `harness compare` does. The file needs no network: open it in any browser, or mail it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -35,14 +35,17 @@ def command(
         missing = [e for e in experiment or [] if not list_runs(opened, experiments=[e], limit=1)]
         if missing:
             raise UsageError(f"no runs of experiment {', '.join(map(repr, missing))} in the store")
-        comparison = None
-        if experiment and len(set(experiment)) == 2:  # two experiments: compared case by case
-            from harness.experiment.compare import compare_experiments
+        from harness.experiment.compare import ExperimentRuns, compare_experiments
 
-            comparison = compare_experiments(opened, experiment[0], experiment[1]).to_dict()
+        read: dict[str, ExperimentRuns] = {}  # every pair is compared: each experiment is read once
+
+        def compare(a: str, b: str) -> dict[str, Any]:
+            """What `harness compare A B --json` prints, for the report's compare view."""
+            return compare_experiments(opened, a, b, read=read).to_dict()
+
         try:
             report = write_report(opened, out, run_ids=ids, experiments=experiment or (), limit=limit or None,
-                                  comparison=comparison)
+                                  compare=compare)
         except OSError as exc:
             raise UsageError(f"cannot write {str(out)!r}: {exc.strerror or exc}") from None
     finally:

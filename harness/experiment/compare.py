@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -285,19 +285,27 @@ class _Side:
 def compare_experiments(store: Any, a: str, b: str, *, alpha: float = 0.05, metrics: Sequence[str] | None = None,
                         gate: Sequence[str] | None = None,
                         margin: float | str | Sequence[str] | Mapping[str, float | str] | None = None,
-                        draws: int = SIGN_FLIP_DRAWS) -> Comparison:
+                        draws: int = SIGN_FLIP_DRAWS,
+                        read: MutableMapping[str, ExperimentRuns] | None = None) -> Comparison:
     """Compare experiment ``b`` with ``a`` in ``store`` (see the module doc). ``metrics``:
     the metrics to report (default: every metric some paired case has a value of);
     ``gate``: the metrics that gate (default ``pass_rate`` when it is reported); ``margin``:
-    :meth:`Margins.parse`. :class:`UnknownExperiment` for a name without runs; ValueError for
-    an unknown metric, a bad margin or an alpha outside (0, 0.5)."""
+    :meth:`Margins.parse`; ``read``: experiments already read (name -> runs), filled as they
+    are read, for a caller comparing several pairs of one store (the report compares every
+    pair): each experiment is then read from the store once. :class:`UnknownExperiment` for a
+    name without runs; ValueError for an unknown metric, a bad margin or an alpha outside
+    (0, 0.5)."""
     if not 0 < alpha < 0.5:
         raise ValueError(f"alpha must be between 0 and 0.5, got {alpha}")
     margins = Margins.parse(margin)
     for name in (a, b):
         if not isinstance(name, str) or not name.strip():
             raise ExperimentError(f"an experiment name must be a text that is not blank, not {name!r}")
-    sides = {name: ExperimentRuns(store, name) for name in dict.fromkeys((a, b))}
+    read = {} if read is None else read
+    for name in dict.fromkeys((a, b)):
+        if name not in read:
+            read[name] = ExperimentRuns(store, name)
+    sides = {name: read[name] for name in (a, b)}
     ra, rb = sides[a], sides[b]
     known = {**METRICS, **score_metrics(ra, rb)}
 

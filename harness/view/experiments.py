@@ -119,8 +119,8 @@ def summaries_html(summaries: Sequence[ExperimentSummary], rows: Iterable[Mappin
          plots.distribution(evaluation, Scale("evaluation score", (0.0, 1.0)), "exp-eval",
                             empty_message="no evaluation scores")),
     )
-    return (f"<section id=experiments><h2>Experiments</h2><table class=summary><thead>{head}</thead>"
-            f"<tbody>{body}</tbody></table><div class=plots>"
+    return (f"<section id=experiments><h2>Experiments</h2><div class=table-box><table class=summary><thead>{head}"
+            f"</thead><tbody>{body}</tbody></table></div><div class=plots>"
             + "".join(f"<figure><figcaption>{_e(c)}</figcaption>{svg}</figure>" for c, svg in figures)
             + "</div></section>")
 
@@ -190,7 +190,9 @@ def comparison_html(comparison: Mapping[str, Any]) -> str:
         badge = (f"<span class='badge {_e(verdict)}'>{_e(verdict or MISSING)}</span>" if m.get("gated") else
                  f"<span class='badge ungated'>{_e(verdict or MISSING)}</span> <span class=muted>not gating</span>")
         rows.append(
-            f"<tr class='verdict-{_e(verdict)}'><td>{_e(name)}</td><td>{'gate' if m.get('gated') else 'no'}</td>"
+            f"<tr class='verdict-{_e(verdict)}' data-metric='{_e(name)}' data-verdict='{_e(verdict)}' "
+            f"data-p-value='{_e(repr(m.get('p_value')) if isinstance(m.get('p_value'), (int, float)) else '')}'>"
+            f"<td>{_e(name)}</td><td>{'gate' if m.get('gated') else 'no'}</td>"
             f"<td>{'higher' if m.get('higher_is_better') else 'lower'}</td><td class=num>{_e(m.get('n', MISSING))}</td>"
             f"<td class=num>{_value(name, m.get('a'))}</td><td class=num>{_value(name, m.get('b'))}</td>"
             f"<td class=num>{_signed(name, m.get('delta'))}</td>"
@@ -211,7 +213,7 @@ def comparison_html(comparison: Mapping[str, Any]) -> str:
     state, sentence = gate_state(comparison)
     gate = f"<span class='badge {'ok' if state == 'passed' else state}'>gate</span> {_e(sentence)}"
     meanings = "; ".join(f"{_e(v)}: {_e(text)}" for v, text in VERDICT_MEANINGS.items())
-    return (f"<section id=comparison><h2>Comparison: {_e(a)} → {_e(b)}</h2>"
+    return (f"<section class=comparison><h3>Comparison: {_e(a)} → {_e(b)}</h3>"
             f"<p>{gate} · {_e(comparison.get('paired_cases', MISSING))} paired cases · alpha "
             f"{_e(comparison.get('alpha', MISSING))} · delta = {_e(b)} − {_e(a)}</p>{''.join(notes)}"
             f"<table class=summary><thead><tr><th>Metric</th><th>Gate</th><th>Better</th><th>n</th>"

@@ -24,7 +24,8 @@ from typing import Any
 
 from ..schema import truncation_marker
 from ..store import Store
-from .experiments import comparison_html, summaries_html, summarise_all
+from .cases import CaseTable, Compare, compare_view
+from .experiments import summaries_html, summarise_all
 from .formats import abbreviate, money, number
 from .model import RunView, TreeEntry
 from .read import list_runs, load_runs
@@ -53,6 +54,16 @@ class Report:
 
 def _asset(name: str) -> str:
     return resources.files(__package__).joinpath("static", name).read_text(encoding="utf-8")
+
+
+#: The report's script, in parts by what they draw (static/); they share one scope, each
+#: using what the others define, and run in this order.
+SCRIPT_PARTS = ("base.js", "list.js", "waterfall.js", "panel.js", "run.js", "compare.js", "route.js")
+
+
+def script() -> str:
+    """The report's script: its parts inside one function, in strict mode."""
+    return '(function () {\n  "use strict";\n' + "".join(_asset(part) for part in SCRIPT_PARTS) + "})();\n"
 
 
 def _round(value: float | None, digits: int = 3) -> float | None:
@@ -104,12 +115,17 @@ def _entry(view: RunView, depth: int, e: TreeEntry) -> dict[str, Any]:
 
 
 def _scores(scores: Mapping[str, Any]) -> dict[str, Any]:
-    """The scores a report shows (their lists of names only where they say what went wrong)."""
+    """The scores a report shows: the run's pass and every row of its scores sheet (name,
+    value, pass, source, scorer, explanation, error); and, for runs recorded before scores had
+    a sheet of their own, the scores by kind (their lists of names only where they say what
+    went wrong)."""
+    listed = [{k: _bounded(v) for k, v in row.items() if v not in (None, "")} for row in scores.get("list") or []]
     keep = {"evaluation": ("score", "status"), "tool_selection": ("f1", "missing", "extra"),
             "trajectory": ("match", "missing", "extra"), "judge": ("overall", "status", "outcome", "error"),
             "agent_metrics": ("overall_score", "eval_status"), "log_test": ("status", "profile")}
-    return {kind: {k: v for k, v in scores[kind].items() if k in keys and v not in (None, [])}
-            for kind, keys in keep.items() if scores.get(kind)}
+    kinds = {kind: {k: v for k, v in scores[kind].items() if k in keys and v not in (None, [])}
+             for kind, keys in keep.items() if scores.get(kind)}
+    return {"passed": scores.get("passed"), "list": listed, **kinds} if listed else kinds
 
 
 def run_data(view: RunView) -> dict[str, Any]:
@@ -121,7 +137,7 @@ def run_data(view: RunView) -> dict[str, Any]:
         "st": r.get("status"), "ms": _round(r.get("total_time_ms")), "tok": r.get("total_tokens"),
         "cost": r.get("total_cost"), "eval": r.get("evaluation_score"), "exp": r.get("experiment"),
         "case": r.get("case_id"), "model": r.get("model"), "err": abbreviate(r.get("error"), 400) or None,
-        "start": r.get("started_at"),
+        "start": r.get("started_at"), "pass": r.get("passed"),
     }
 
 
@@ -184,17 +200,21 @@ def _json_for_script(data: Any) -> str:
 
 
 def render(views: Iterable[RunView], *, source: str, selected: int | None = None,
-           experiments: Sequence[str] = (), comparison: Mapping[str, Any] | None = None) -> str:
+           experiments: Sequence[str] = (), compare: Compare | None = None) -> str:
     """The page for ``views`` (newest first) from ``source`` (the store's location);
-    ``experiments`` come first among the summaries, in that order; ``comparison`` is a
-    two-experiment comparison as ``Comparison.to_dict()`` gives it. ``views`` is read once,
-    and each block of runs' details packed as soon as it is whole: the payloads of ten
-    thousand runs are never all in memory."""
+    ``experiments`` come first among the summaries, in that order, and are the ones the
+    compare view pairs (else the newest, :data:`~.cases.COMPARE_EXPERIMENTS` at most);
+    ``compare(a, b)`` gives the statistics of a pair (``Comparison.to_dict()``), without which
+    the compare view shows the cases only. ``views`` is read once, and each block of runs'
+    details packed as soon as it is whole: the payloads of ten thousand runs are never all in
+    memory."""
     rows: list[Mapping[str, Any]] = []
     runs: list[dict[str, Any]] = []
     blocks: list[str] = []
     pending: list[dict[str, Any]] = []
+    cases = CaseTable(named=experiments)
     for view in views:
+        cases.add(len(runs), view)
         rows.append(view.run)
         runs.append(run_data(view))
         pending.append(detail(view))
@@ -203,7 +223,8 @@ def render(views: Iterable[RunView], *, source: str, selected: int | None = None
             pending = []
     if pending:
         blocks.append(packed(tabled(pending)))
-    data = {"runs": runs, "source": source, "block": BLOCK_RUNS}
+    paired = compare_view(cases, compare, _json_for_script)
+    data = {"runs": runs, "source": source, "block": BLOCK_RUNS, "compare": paired.data}
     details = ",".join(blocks)  # base64 has no comma
     completed = sum(r.get("status") == "completed" for r in rows)
     tokens = sum(r.get("total_tokens") or 0 for r in rows)
@@ -222,7 +243,7 @@ def render(views: Iterable[RunView], *, source: str, selected: int | None = None
         f"<header><h1>{html.escape(title)}</h1><p>{html.escape(facts)}</p>"
         f"<p class=sub>{html.escape(source)} · made {made}</p></header><main>"
         + summaries_html(summarise_all(rows, experiments), rows)
-        + (comparison_html(comparison) if comparison else "")
+        + paired.section
         + "<section id=runs><h2>Runs</h2><div class=controls>"
         "<input type=search id=filter placeholder='Filter: id, workflow, subject, status, experiment, error…' "
         "aria-label='Filter runs'><select id=status aria-label='Status'><option value=''>any status</option>"
@@ -235,16 +256,16 @@ def render(views: Iterable[RunView], *, source: str, selected: int | None = None
         "<p class=legend><span class='key node'></span>node <span class='key llm'></span>LLM call "
         "<span class='key tool'></span>tool call <span class='key error'></span>error"
         "<span class=hint> · click a bar, or move with ↑ ↓ and press Enter, to see that call in full</span></p>"
-        "<div id=waterfall></div></div>"
+        "<div id=waterfall class=waterfall></div></div>"
         "<aside id=entry class=panel aria-live=polite aria-label='The call picked in the waterfall'></aside></div>"
         "<h3>Scores</h3><div id=scores></div></section>"
         "</main><div id=tip role=tooltip hidden></div>"
         f"<script type=application/json id=report-data>{_json_for_script(data)}</script>"
         # The script comes before the packed details: the list is on screen while the parser
         # still reads them, however many megabytes they are.
-        f"<script>{_asset('report.js')}</script>"
+        f"<script>{script()}</script>"
         f"<script type=application/octet-stream id=report-details data-encoding=gzip+base64>{details}</script>"
-        "</body></html>"
+        + paired.after + "</body></html>"
     )
 
 
@@ -269,8 +290,10 @@ def select_runs(store: Store, *, run_ids: Sequence[str] = (), experiments: Seque
 
 def write_report(store: Store, path: str | os.PathLike[str], *, run_ids: Sequence[str] = (),
                  experiments: Sequence[str] = (), limit: int | None = DEFAULT_LIMIT,
-                 comparison: Mapping[str, Any] | None = None) -> Report:
-    """Write the report of the runs :func:`select_runs` picks to ``path`` (UTF-8)."""
+                 compare: Compare | None = None) -> Report:
+    """Write the report of the runs :func:`select_runs` picks to ``path`` (UTF-8);
+    ``compare(a, b)``: the statistics of experiment ``b`` against ``a`` (``harness compare``'s,
+    as ``Comparison.to_dict()``), called for every ordered pair the compare view offers."""
     started = time.perf_counter()
     ids, selected = select_runs(store, run_ids=run_ids, experiments=experiments, limit=limit)
     read: list[str] = []
@@ -281,7 +304,7 @@ def write_report(store: Store, path: str | os.PathLike[str], *, run_ids: Sequenc
             yield view
 
     page = render(views(), source=store.display, selected=selected, experiments=experiments,
-                  comparison=comparison)
+                  compare=compare)
     target = Path(path)
     target.write_text(page, encoding="utf-8")
     return Report(target, len(read), selected, target.stat().st_size, time.perf_counter() - started)

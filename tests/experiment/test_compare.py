@@ -358,3 +358,18 @@ def test_a_huge_unknown_name_is_cut_in_the_one_line_error(h, capsys):
     assert run_cli("compare", "base", "n" * 100_000, "--store", str(h.store.location)) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and len(err) < 400 and "no experiment 'nnnn" in err and "more characters]" in err
+
+
+def test_pairs_compared_with_the_experiments_already_read_say_what_each_alone_says(h):
+    write_experiment(h.store, "base", [1] * 8, answers=[1.0] * 8, latency=[100.0 + i for i in range(8)])
+    write_experiment(h.store, "cand", [0] * 3 + [1] * 5, answers=[0.5] * 8, latency=[150.0 + i for i in range(8)])
+    write_experiment(h.store, "next", [1] * 6 + [0] * 2, answers=[0.9] * 8, latency=[90.0] * 8)
+    h.flush()
+    read: dict = {}
+    pairs = [(a, b) for a in ("base", "cand", "next") for b in ("base", "cand", "next") if a != b]
+    shared = [compare_experiments(h.store, a, b, read=read).to_dict() for a, b in pairs]
+    assert shared == [compare_experiments(h.store, a, b).to_dict() for a, b in pairs]
+    assert sorted(read) == ["base", "cand", "next"]  # each experiment read once, kept for the next pair
+    kept = {name: id(runs) for name, runs in read.items()}
+    compare_experiments(h.store, "next", "base", read=read)
+    assert {name: id(runs) for name, runs in read.items()} == kept

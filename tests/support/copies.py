@@ -1,6 +1,7 @@
-"""Many runs from a few recorded ones: every row of template runs written again under new
-run ids, with their own event, call and span ids, payloads marked with their copy's number,
-timestamps moved on by a second a copy and run durations that vary, through :meth:`Store.write` (for scale tests and benchmarks)."""
+"""Many runs from a few recorded ones: every row of template runs (their scores too) written
+again under new run ids, with their own event, call and span ids, payloads marked with their
+copy's number, timestamps moved on by a second a copy and run durations that vary, through
+:meth:`Store.write` (for scale tests and benchmarks)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from harness.schema import SHEETS
+from harness.schema import EXTRA_SHEETS, SHEETS
+
+#: Every sheet a run has rows in: the fifteen and the extra ones (its scores).
+_ALL = (*SHEETS, *EXTRA_SHEETS)
 from harness.store import Store
 
 #: Columns holding ids that are unique per run (events, calls, spans): renamed in each copy.
@@ -19,12 +23,12 @@ _ID_COLUMNS = frozenset({"event_id", "parent_event_id", "llm_call_id", "tool_cal
 #: Payloads given a mark of their copy, so no two copies say exactly the same thing.
 _JSON_PAYLOADS = frozenset({"tool_input", "tool_output"})
 _PAYLOAD_COLUMNS = _JSON_PAYLOADS | {"input_preview", "output_preview", "prompt", "response"}
-_TIME_COLUMNS = frozenset(c.name for s in SHEETS for c in s.all_columns if c.kind == "datetime")
+_TIME_COLUMNS = frozenset(c.name for s in _ALL for c in s.all_columns if c.kind == "datetime")
 
 
 def _templates(store: Store, run_ids: Sequence[str]) -> dict[str, list[tuple[str, dict[str, Any]]]]:
     out: dict[str, list[tuple[str, dict[str, Any]]]] = {r: [] for r in run_ids}
-    for s in SHEETS:
+    for s in _ALL:
         for row in store.rows(s, list(run_ids), decode_json=False):
             for column in _TIME_COLUMNS & row.keys():
                 if isinstance(row[column], str):
@@ -40,7 +44,7 @@ def copy_runs(store: Store, run_ids: Sequence[str], copies: int, *, seed: int = 
     templates = _templates(store, run_ids)
     rnd = random.Random(seed)
     new_ids: list[str] = []
-    pending: dict[str, list[dict[str, Any]]] = {s.name: [] for s in SHEETS}
+    pending: dict[str, list[dict[str, Any]]] = {s.name: [] for s in _ALL}
     for i in range(copies):
         template = run_ids[i % len(run_ids)]
         run_id = str(uuid.UUID(int=rnd.getrandbits(128), version=4))
@@ -71,5 +75,5 @@ def copy_runs(store: Store, run_ids: Sequence[str], copies: int, *, seed: int = 
                       if isinstance(outcome, Exception)}
             if failed:
                 raise RuntimeError(f"copies not written: {failed}")
-            pending = {s.name: [] for s in SHEETS}
+            pending = {s.name: [] for s in _ALL}
     return new_ids

@@ -4,6 +4,7 @@ first characters wherever a run id is taken; output that survives pipes."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from importlib.metadata import version
@@ -195,3 +196,29 @@ def test_report_of_two_experiments_summarises_both_and_keeps_the_newest_up_to_th
     page = out.read_text()
     section = page[page.index("<section id=experiments>"):]
     assert "<td>base</td><td class=num>50</td>" in section and "<td>cand</td><td class=num>50</td>" in section
+
+
+def _compare_data(page: str) -> dict:
+    data = json.loads(re.search(r"<script type=application/json id=report-data>(.*?)</script>", page, re.S).group(1))
+    return {**data["compare"], "templates": re.findall(r"<template id=(cmp-\d+-\d+)>", page)}
+
+
+def test_report_compares_every_ordered_pair_of_its_experiments_and_opens_on_the_newest(compared, tmp_path, capsys):
+    out = tmp_path / "all.html"
+    with pytest.raises(SystemExit) as info:
+        main(["report", "--store", str(compared.path), "--out", str(out)])
+    assert info.value.code == 0
+    view = _compare_data(out.read_text())
+    assert view["experiments"] == ["twice", "cand", "base"] and view["default"] == [1, 0] and view["stats"]
+    assert sorted(view["templates"]) == [f"cmp-{a}-{b}" for a in range(3) for b in range(3) if a != b]
+
+
+def test_report_of_two_named_experiments_opens_on_them_in_the_order_named(compared, tmp_path, capsys):
+    out = tmp_path / "two.html"
+    with pytest.raises(SystemExit) as info:
+        main(["report", "--store", str(compared.path), "--experiment", "cand", "--experiment", "base",
+              "--out", str(out)])
+    assert info.value.code == 0
+    view = _compare_data(out.read_text())
+    assert view["experiments"] == ["cand", "base"] and view["default"] == [0, 1]
+    assert sorted(view["templates"]) == ["cmp-0-1", "cmp-1-0"]

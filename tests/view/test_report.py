@@ -181,7 +181,7 @@ def test_experiments_are_summarised_side_by_side_only_when_the_runs_have_them(ma
         section = page[page.index("<section id=experiments>"):page.index("</section>")]
         assert re.findall(r"<tr><td>(\w+)</td>", section) == shown and section.count("<svg") == 2
     plain = render(list(load_runs(Store(recorded.path), [recorded.agent])), source="s")
-    assert "id=experiments" not in plain and "id=comparison" not in plain
+    assert "id=experiments" not in plain and "id=compare" not in plain
 
 
 def test_a_comparison_shows_each_metric_with_its_interval_test_and_verdict():
@@ -189,7 +189,7 @@ def test_a_comparison_shows_each_metric_with_its_interval_test_and_verdict():
     assert "Comparison: base → cand" in section and "30 paired cases" in section
     assert "warning</span> 2 case(s) only in cand, left out: c31, c32" in section
     assert "the datasets differ: base used sha256 1a2b…" in section
-    rows = re.findall(r"<tr class='verdict-(\w+)'>(.*?)</tr>", section)
+    rows = re.findall(r"<tr class='verdict-(\w+)'[^>]*>(.*?)</tr>", section)
     assert [verdict for verdict, _ in rows] == ["regressed", "inconclusive", "regressed", "no_change"]
     pass_rate, answer, latency, cost = (row for _, row in rows)
     assert "<td>gate</td>" in pass_rate and "<td class=num>1</td><td class=num>0.6</td><td class=num>−0.4</td>" in pass_rate
@@ -233,6 +233,8 @@ def test_the_interval_is_drawn_around_zero_on_the_side_the_delta_lies():
     assert low4 < 80 < high4  # inside the margin around zero
 
 
-def test_a_report_with_a_comparison_renders_it_after_the_summaries(recorded):
-    page = render(list(load_runs(Store(recorded.path), [recorded.agent])), source="s", comparison=COMPARISON)
-    assert page.index("id=comparison") < page.index("id=runs")
+def test_a_comparison_row_carries_its_metric_verdict_and_p_value_for_machines_to_read():
+    section = comparison_html(COMPARISON)
+    rows = re.findall(r"<tr class='verdict-\w+' data-metric='(\w+)' data-verdict='(\w+)' data-p-value='([^']*)'>",
+                      section)
+    assert rows[0] == ("pass_rate", "regressed", "0.000488") and rows[1] == ("answer_score", "inconclusive", "0.4")

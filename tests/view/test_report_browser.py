@@ -6,19 +6,15 @@ list's head lines up with its cells at any width."""
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 from langchain_core.tools import tool
-from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from harness import Harness, Store
 from harness.view.report import write_report
 from tests.harness import graphs
-from tests.support.browser import chromium
 
 #: A tool's output of 5,000 characters, every line numbered (none repeats another).
 LONG_OUTPUT = "".join(f"line {i:04d}: the tool's output goes on\n" for i in range(160))[:5_000]
@@ -31,73 +27,8 @@ def report_text(topic: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
-        yield launched
-        launched.close()
-
-
-@pytest.fixture(scope="module")
 def report(recorded, tmp_path_factory) -> Path:
     return write_report(Store(recorded.path), tmp_path_factory.mktemp("report") / "runs.html").path
-
-
-class Opened:
-    """A page with what it logged as errors and what it tried to fetch."""
-
-    def __init__(self, page: Page) -> None:
-        self.page, self.errors, self.requests = page, [], []
-        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
-
-        def only_the_file(route):
-            if route.request.url.startswith("file:"):
-                route.continue_()
-            else:
-                self.requests.append(route.request.url)
-                route.abort()
-
-        page.route("**/*", only_the_file)
-
-    def open(self, path: Path, fragment: str = "") -> Page:
-        self.page.goto(path.as_uri() + fragment)
-        self.page.wait_for_selector("body[data-ready=yes]")
-        return self.page
-
-    def click_run(self, run_id: str) -> None:
-        self.page.locator("#spacer .row", has_text=run_id).click()
-        self.page.wait_for_selector("#run:not([hidden]) #waterfall svg, #run:not([hidden]) #waterfall p")
-
-    def bars(self) -> Counter:
-        return Counter(self.page.eval_on_selector_all("#waterfall .bar", "bars => bars.map(b => b.dataset.kind)"))
-
-    def entry(self) -> str:
-        """The panel's heading: the call it shows."""
-        return self.page.text_content("#entry .entry-head h3")
-
-
-@pytest.fixture
-def tabs(browser) -> Iterator[Callable[..., Opened]]:
-    """Opens tabs (a context each: its viewport width, time zone and permissions); every one
-    must end with no console error and nothing fetched."""
-    made: list[tuple[BrowserContext, Opened]] = []
-
-    def tab(width: int = 1400, **options) -> Opened:
-        context = browser.new_context(viewport={"width": width, "height": 1000}, **options)
-        made.append((context, Opened(context.new_page())))
-        return made[-1][1]
-
-    yield tab
-    for context, opened in made:
-        context.close()
-        assert opened.errors == [], opened.errors  # a console error fails the test
-        assert opened.requests == [], opened.requests  # nothing is fetched from the network
-
-
-@pytest.fixture
-def opened(tabs) -> Opened:
-    return tabs()
 
 
 @pytest.mark.parametrize("which", ["agent", "credit", "failed"])

@@ -1,0 +1,24 @@
+  /* ---- the URL hash: #run=ID (its first characters will do) and &entry=N; ------------- */
+  /* #compare=A,B and &case=ID. A hash that names nothing, or cannot be read, is ignored: the
+     page is the list (and the compare view its first pair). Returns whether it named a pair. */
+  function route(hash) {
+    var params, raw = String(hash || "").replace(/^#/, "");
+    try { params = new URLSearchParams(raw); } catch (ignored) { return false; }
+    var named = /(?:^|&)compare=([^&]*)/.exec(raw), pair = named && pairNamed(named[1]);
+    if (pair) {
+      showPair(pair[0], pair[1], params.get("case"), true);
+      return true;
+    }
+    var wanted = params.get("run");
+    if (!wanted) { return false; }
+    var entry = /^\d+$/.test(params.get("entry") || "") ? Number(params.get("entry")) : undefined;
+    for (var i = 0; i < RUNS.length; i += 1) {
+      if (RUNS[i].id.indexOf(wanted) === 0) { openRun(i, entry); return false; }
+    }
+    return false;
+  }
+
+  refilter();
+  if (!route(location.hash) && COMPARE) { showPair(COMPARE["default"][0], COMPARE["default"][1], null, false); }
+  window.addEventListener("hashchange", function () { route(location.hash); });
+  document.body.setAttribute("data-ready", "yes");
