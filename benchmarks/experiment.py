@@ -20,6 +20,7 @@ runs (copies of one real run's rows under new ids, in the store's own format) an
 (the target: under 60 s for 10,000 runs, memory flat in the number of runs).
 
     python benchmarks/experiment.py [--cases 200] [--rounds 3] [--latency 0.02] [--rescore 10000]
+    python benchmarks/experiment.py --rounds 0 --rescore 10000     # the rescore alone
 """
 
 from __future__ import annotations
@@ -141,6 +142,10 @@ def main() -> None:
     args = parser.parse_args()
     LATENCY = args.latency
     graph, data = agent(), cases(args.cases)
+    if args.rounds < 1:  # (--rounds 0 --rescore N: the rescore alone)
+        if args.rescore:
+            rescore_benchmark(args.rescore)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         h = Harness(Path(tmp) / "bench.db")
         h.experiment("warm-up", graph, data[:4])

@@ -389,14 +389,19 @@ def grade_answer(model: Any, answer: str, reference: str, *, question: Any = Non
     """Grade ``answer`` against ``reference`` (anchored 0-10, reasoning first; prompt in
     :mod:`._judge_prompts`), with the same temperature-0, retry and re-ask protocol as
     :class:`LLMJudge`. Never raises for a model failure: ``status="error"`` says why."""
+    user = ANSWER_USER_PROMPT.format(question=_dump(question), reference=reference, answer=answer)
+    return _grade(_Session(model, max_retries, retry_wait, retry_wait_max), ANSWER_SYSTEM_PROMPT, user)
+
+
+def _grade(session: _Session, system: str, user: str) -> AnswerGrade:
+    """One anchored 0-10 grade asked of ``session`` (reasoning first), as a score /10; a model
+    that fails after its retries gives ``status="error"`` and no score."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    session = _Session(model, max_retries, retry_wait, retry_wait_max)
-    user = ANSWER_USER_PROMPT.format(question=_dump(question), reference=reference, answer=answer)
     start = time.perf_counter()
     verdict, error = None, None
     try:
-        verdict = session.ask([SystemMessage(content=ANSWER_SYSTEM_PROMPT), HumanMessage(content=user)], AnswerVerdict)
+        verdict = session.ask([SystemMessage(content=system), HumanMessage(content=user)], AnswerVerdict)
     except Exception as exc:  # failures are values
         error = _failure(exc)
     return AnswerGrade(
@@ -413,22 +418,9 @@ def grade_trajectory(model: Any, trajectory: str, *, reference: str | None = Non
     and/or a ``rubric``, or on its own merits (anchored 0-10, reasoning first, /10; prompt in
     :mod:`._judge_prompts`, after agentevals' trajectory judge), with the same temperature-0,
     retry and re-ask protocol as :class:`LLMJudge`. Never raises for a model failure."""
-    from langchain_core.messages import HumanMessage, SystemMessage
-
     against = "reference" if reference else "rubric" if rubric else "none"
     criteria = "\n\n".join(part for part in (f"Reference trajectory:\n{reference}" if reference else "",
                                                 f"Rubric:\n{rubric}" if rubric else "") if part)
-    session = _Session(model, max_retries, retry_wait, retry_wait_max)
     system = TRAJECTORY_SYSTEM_PROMPT.format(against=TRAJECTORY_AGAINST[against])
     user = TRAJECTORY_USER_PROMPT.format(question=_dump(question), criteria=criteria, trajectory=trajectory)
-    start = time.perf_counter()
-    verdict, error = None, None
-    try:
-        verdict = session.ask([SystemMessage(content=system), HumanMessage(content=user)], AnswerVerdict)
-    except Exception as exc:  # failures are values
-        error = _failure(exc)
-    return AnswerGrade(
-        status="ok" if verdict else "error", score=verdict.score / 10 if verdict else None,
-        reasoning=verdict.reasoning if verdict else "", model=session.name, total_tokens=session.total_tokens,
-        duration_ms=(time.perf_counter() - start) * 1000, error=error,
-    )
+    return _grade(_Session(model, max_retries, retry_wait, retry_wait_max), system, user)

@@ -92,6 +92,10 @@ class StoreWriter(Writer):
             emit_record_spans(record, tracer)
             self.errors += record.errors - before
 
+    def store_record(self, record: RunRecord) -> None:
+        """What :meth:`write_now` does with a record once its spans are made: here, it is written."""
+        self.write_here(record)
+
     def write_here(self, record: RunRecord) -> None:
         """Build and store the run's rows in the calling thread (spooled when the store
         cannot take them now)."""
@@ -100,10 +104,10 @@ class StoreWriter(Writer):
         self.errors += record.errors - before
 
     def write_now(self, record: RunRecord) -> None:
-        """Spans, then rows, in the calling thread; never raises."""
+        """Spans, then the record stored (:meth:`store_record`), in the calling thread; never raises."""
         try:
             self.emit_spans(record)
-            self.write_here(record)
+            self.store_record(record)
         except Exception:  # noqa: BLE001 - the host never sees harness failures
             self.errors += 1
             logger.warning("harness: writing run %s failed", record.run_id, exc_info=True)

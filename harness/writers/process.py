@@ -400,16 +400,11 @@ class ProcessWriter(ThreadWriter):
                 return
         except Exception:  # noqa: BLE001
             record.count_error("handing the run to the writer process")
-        super().submit(record)  # via the background thread: see write_now
+        super().submit(record)  # via the background thread: see store_record
 
-    def write_now(self, record: RunRecord) -> None:
-        """On the background thread: the spans the host must make, then the record forwarded."""
-        try:
-            self.emit_spans(record)
-            self.forward(record)
-        except Exception:  # noqa: BLE001 - the host never sees harness failures
-            self.errors += 1
-            logger.warning("harness: writing run %s failed", record.run_id, exc_info=True)
+    def store_record(self, record: RunRecord) -> None:
+        """On the background thread, once the host made the spans: the record forwarded."""
+        self.forward(record)
 
     def forward(self, record: RunRecord, process: WriterProcess | None = None) -> None:
         """Hand the record to the writer process when there is one and it can write it, else

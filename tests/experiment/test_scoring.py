@@ -247,17 +247,22 @@ def cli(tmp_path, *args):
                           timeout=120)
 
 
-@pytest.fixture
-def project(tmp_path):
-    (tmp_path / "my_scorers.py").write_text(textwrap.dedent(SCORERS_MODULE))
-    (tmp_path / "agent_module.py").write_text("from tests.experiment.agents import react_agent\napp = react_agent()\n")
-    (tmp_path / "cases.jsonl").write_text("\n".join(json.dumps(c) for c in capital_cases(2)) + "\n")
-    (tmp_path / "tests").symlink_to(__import__("pathlib").Path(__file__).parents[1])
-    return tmp_path
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    """A directory with a graph, scorers and a dataset, and a store holding experiment ``base``
+    of that graph (run once, by the command line)."""
+    path = tmp_path_factory.mktemp("project")
+    (path / "my_scorers.py").write_text(textwrap.dedent(SCORERS_MODULE))
+    (path / "agent_module.py").write_text("from tests.experiment.agents import react_agent\napp = react_agent()\n")
+    (path / "cases.jsonl").write_text("\n".join(json.dumps(c) for c in capital_cases(2)) + "\n")
+    (path / "tests").symlink_to(__import__("pathlib").Path(__file__).parents[1])
+    done = cli(path, "wrap", "agent_module:app", "--dataset", "cases.jsonl", "--experiment", "base", "--store", "runs.db")
+    assert done.returncode == 0, done.stderr
+    return path
 
 
 def test_wrap_scores_with_scorers_named_on_the_command_line(project):
-    done = cli(project, "wrap", "agent_module:app", "--dataset", "cases.jsonl", "--experiment", "base",
+    done = cli(project, "wrap", "agent_module:app", "--dataset", "cases.jsonl", "--experiment", "scored",
                "--scorer", "my_scorers:short", "--scorer", "my_scorers:broken", "--store", "runs.db")
     assert done.returncode == 0, done.stderr
     assert "code score short: 2 run(s), mean 4.00" in done.stdout
@@ -266,8 +271,6 @@ def test_wrap_scores_with_scorers_named_on_the_command_line(project):
 
 
 def test_rescore_and_label_from_the_command_line(project):
-    assert cli(project, "wrap", "agent_module:app", "--dataset", "cases.jsonl", "--experiment", "base",
-               "--store", "runs.db").returncode == 0
     done = cli(project, "rescore", "base", "--scorer", "my_scorers:short", "--store", "runs.db")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("rescored experiment base: 2 run(s), 2 score(s) written")
@@ -275,7 +278,7 @@ def test_rescore_and_label_from_the_command_line(project):
     assert again.returncode == 2 and "already has scores named 'short'" in again.stderr and "--replace" in again.stderr
     assert cli(project, "rescore", "base", "--scorer", "my_scorers:short", "--replace", "--store",
                "runs.db").returncode == 0
-    run_id = json.loads(cli(project, "list", "--json", "--store", "runs.db").stdout)[0]["run_id"]
+    run_id = json.loads(cli(project, "list", "--json", "--experiment", "base", "--store", "runs.db").stdout)[0]["run_id"]
     done = cli(project, "label", run_id[:8], "helpful=false", "--comment", "wrong tone", "--store", "runs.db")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"run {run_id}: label helpful = fail (wrong tone); the run does not pass"
@@ -294,7 +297,6 @@ def test_rescore_and_label_from_the_command_line(project):
     (("label", "0000", "x"), "NAME=VALUE"),
 ])
 def test_bad_scorer_and_label_input_is_one_line_and_exit_2(project, args, message):
-    cli(project, "wrap", "agent_module:app", "--dataset", "cases.jsonl", "--experiment", "base", "--store", "runs.db")
     done = cli(project, *args, "--store", "runs.db")
     assert done.returncode == 2 and message in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
