@@ -204,7 +204,7 @@ class Harness:
         from .experiment.scoring import label
 
         self.flush()
-        return label(self.store, run_id, name, value, comment=comment)
+        return label(self.store, run_id, name, value, comment=comment, redact=host_redactor(self.redact_rules))
 
     def experiments(self) -> pd.DataFrame:
         """The store's experiments, oldest first: ``name``, what ran (target, dataset and its

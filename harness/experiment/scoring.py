@@ -32,6 +32,8 @@ from evaluators import (
 )
 
 from ..tracing.record import now_iso, score_row
+from ..tracing.redact import Redactor, host_redactor
+from ..tracing.rows import redact_rows
 from .answer import answer_of
 from .dataset import Case
 from .errors import ExperimentError
@@ -265,10 +267,14 @@ def _run_scorers(pairs: list[tuple[RunSnapshot, Case]], scorers: Sequence[Scorer
 
 
 def score_runs(store: Any, run_ids: Sequence[str], scorers: Sequence[Scorer], *, concurrency: int = 4,
-               replace: bool = False, summary: ScoringSummary | None = None) -> ScoringSummary:
+               replace: bool = False, summary: ScoringSummary | None = None,
+               redact: Redactor | None = None) -> ScoringSummary:
     """Score the runs ``run_ids`` with ``scorers`` (see the module doc) and write their scores
     and pass. Without ``replace``, a score of a name a run already has is not written (it is
-    counted in ``refused``); with it, it replaces the old one. ``summary``: added to."""
+    counted in ``refused``); with it, it replaces the old one. ``summary``: added to.
+    ``redact``: the harness's redactor, which scrubs what a scorer said (its explanation, its
+    error) before it is stored, as every other text of a run is (default: the rules and this
+    process's environment)."""
     if concurrency < 1:
         raise ExperimentError("concurrency must be at least 1")
     summary = summary if summary is not None else ScoringSummary()
@@ -276,9 +282,10 @@ def score_runs(store: Any, run_ids: Sequence[str], scorers: Sequence[Scorer], *,
 
     def flush() -> None:
         results = _run_scorers(batch, scorers, concurrency)
-        _write(store, batch, results, replace, summary)
+        _write(store, batch, results, replace, summary, redact)
         batch.clear()
 
+    redact = redact or host_redactor(())
     for pair in snapshots(store, run_ids):
         batch.append(pair)
         if len(batch) >= BATCH_RUNS:
@@ -289,7 +296,7 @@ def score_runs(store: Any, run_ids: Sequence[str], scorers: Sequence[Scorer], *,
 
 
 def _write(store: Any, batch: list[tuple[RunSnapshot, Case]], results: list[list[SourcedScore]], replace: bool,
-           summary: ScoringSummary) -> None:
+           summary: ScoringSummary, redact: Redactor) -> None:
     ids = [run.run_id for run, _ in batch]
     had = {(r["run_id"], r["name"]) for r in store.rows("scores", ids, columns=["run_id", "name"])}
     created = now_iso()
@@ -306,6 +313,7 @@ def _write(store: Any, batch: list[tuple[RunSnapshot, Case]], results: list[list
                 summary.failed += 1
                 if len(summary.errors) < 5:
                     summary.errors.append(f"{s.result.name} on run {run.run_id}: {s.result.error}")
+    redact_rows(rows, redact)
     store.write_scores(rows, replace=replace, passed=run_passed)
 
 
@@ -357,7 +365,8 @@ class ScoringPipeline:
                     # (the experiment's held runs are its own to hand on).
                     self.harness._writer.flush()
                     score_runs(self.harness.store, ids, self.scorers, concurrency=self.concurrency,
-                               replace=self.replace, summary=self.summary)
+                               replace=self.replace, summary=self.summary,
+                               redact=host_redactor(self.harness.redact_rules))
                 if last:
                     return
         except BaseException as exc:  # noqa: BLE001 - raised in the experiment's thread by finish()
@@ -386,7 +395,8 @@ def rescore(harness: Any, experiment: str, scorers: Iterable[Any], *, replace: b
         if clash:
             raise ExperimentError(f"experiment {experiment!r} already has scores named {', '.join(map(repr, clash))}; "
                                   "give --replace to replace them")
-    return score_runs(store, run_ids, chosen, concurrency=concurrency, replace=replace)
+    return score_runs(store, run_ids, chosen, concurrency=concurrency, replace=replace,
+                      redact=host_redactor(harness.redact_rules))
 
 
 # --- human labels ----------------------------------------------------------------------------
@@ -428,7 +438,8 @@ def label_score(name: str, value: Any, comment: str | None = None) -> SourcedSco
     raise ValueError(f"a label's value is true/false (pass/fail) or a finite number, not {value!r}")
 
 
-def label(store: Any, run: str, name: str, value: Any, *, comment: str | None = None) -> dict[str, Any]:
+def label(store: Any, run: str, name: str, value: Any, *, comment: str | None = None,
+          redact: Redactor | None = None) -> dict[str, Any]:
     """Write a person's label of the run ``run`` (a full id or a unique start of it) as its
     score ``name`` (source ``human``), replacing an earlier label of that name (never a
     check's or a scorer's score); the run's pass follows. Returns the row written."""
@@ -442,5 +453,6 @@ def label(store: Any, run: str, name: str, value: Any, *, comment: str | None = 
         raise ValueError(f"run {run_id} already has a {existing['source']} score named {name!r}; a label takes "
                          "another name")
     row = score_row(run_id, scored)
+    redact_rows([row], redact or host_redactor(()))  # a comment may quote what it judges
     store.write_scores([row], replace=True, passed=run_passed)
     return row

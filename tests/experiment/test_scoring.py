@@ -329,3 +329,18 @@ def test_a_human_label_is_a_metric_compare_can_read(h):
             h.label(run_id, "tone", value)
     tone = h.compare("base", "cand", metrics=["tone"]).metric("tone")
     assert (tone.n, tone.a, tone.b) == (2, 4.5, 2.5) and tone.delta == pytest.approx(-2.0)
+
+
+def test_what_a_scorer_or_a_label_says_is_redacted_before_it_is_stored(h):
+    key = "sk-proj-" + "Q7x9Lm2Pz4Rt8Vw1Ks6Nb3Hd5Fg0Jc7Ye2Ua4Oi9Me1Tr6Wq3Zx"
+
+    def leaks(run, case):
+        raise PermissionError(f"invalid api key provided: {key}")
+
+    def explains(run, case):
+        return Score(1.0, True, f"checked with {key}")
+
+    e = h.experiment("base", react_agent(), capital_cases(1), scorers=[leaks, explains])
+    h.label(e.run_ids[0], "reviewed", "true", comment=f"pasted {key} by mistake")
+    stored = json.dumps(list(h.store.rows("scores")))
+    assert key not in stored and stored.count("[REDACTED]") == 3
