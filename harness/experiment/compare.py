@@ -200,7 +200,7 @@ def _margin_value(text: str, item: str) -> tuple[float, bool]:
 
 @dataclass(frozen=True)
 class MetricComparison:
-    """One metric compared (DESIGN's JSON keys, :meth:`to_dict`). ``p_worse``/``p_better``
+    """One metric compared (the keys of ``harness compare --json``, :meth:`to_dict`). ``p_worse``/``p_better``
     are the test's one-sided p-values; ``p_value`` is the one of the reported direction
     (the smaller), Holm-adjusted when several gated metrics share the gate (``holm``).
     ``needed_cases``: for an inconclusive verdict, the paired cases that would show a change
@@ -264,7 +264,7 @@ class Comparison:
         return next(m for m in self.metrics if m.name == name)
 
     def to_dict(self) -> dict[str, Any]:
-        """The object ``harness compare --json`` prints (DESIGN section 8)."""
+        """The object ``harness compare --json`` prints (the README's Evaluate your own agent shows it)."""
         return {"a": self.a, "b": self.b, "alpha": self.alpha, "paired_cases": self.paired_cases,
                 "unpaired": {"a_only": list(self.a_only), "b_only": list(self.b_only)}, "gate": list(self.gate),
                 "warnings": list(self.warnings), "metrics": [m.to_dict() for m in self.metrics],

@@ -1,4 +1,4 @@
-"""Same-model consistency and cross-model agreement (DESIGN 5)."""
+"""Same-model consistency and cross-model agreement (the formulas of docs/sheets.md)."""
 
 from __future__ import annotations
 

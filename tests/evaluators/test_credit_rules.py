@@ -1,5 +1,5 @@
-"""The rule-based scores of the evaluations and agent_metrics sheets (seed 003 formulas,
-DESIGN 5 weights and scales)."""
+"""The rule-based scores of the evaluations and agent_metrics sheets (the sheets' formulas, with
+this project's weights and scales: docs/sheets.md, docs/decisions.md)."""
 
 from __future__ import annotations
 

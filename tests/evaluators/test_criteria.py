@@ -1,4 +1,4 @@
-"""Seed 000's tier-2 judge criteria: the seed's weighted formulas, and the judging protocol
+"""The three-tier framework's tier-2 judge criteria: its weighted formulas, and the judging protocol
 (temperature 0, strict JSON on a 1-5 scale, one re-ask, retries, failures as values)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Seed 002 response-quality metrics. Its length example agrees with its formula and is
+"""The heuristic response-quality metrics. The method's length example agrees with its formula and is
 pinned literally; its coherence and vocabulary examples do not, and the formulas win."""
 
 from __future__ import annotations

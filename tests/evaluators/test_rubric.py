@@ -1,4 +1,4 @@
-"""Seed 004: rubric scoring, test sets, the evaluation runner (driving a real LangGraph
+"""The weighted rubric: rubric scoring, test sets, the evaluation runner (driving a real LangGraph
 graph) and the production monitor."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Statistics over repeated runs (seed 001), with its worked examples as literal expectations."""
+"""Statistics over repeated runs (pass rate, cost of pass, grades, uplift), with the method's worked examples as literal expectations."""
 
 from __future__ import annotations
 

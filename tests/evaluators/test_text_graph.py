@@ -1,4 +1,4 @@
-"""Seed 000: text similarity, time score, task success, composite, recommendation, and the
+"""The three-tier evaluation framework: text similarity, time score, task success, composite, recommendation, and the
 graph metrics (networkx), including on the event graph of a captured run."""
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from harness.view.report import BLOCK_RUNS, FIELD_CHARS, PAYLOAD_KEYS, render, s
 from harness.view import load_runs
 from tests.harness import graphs
 
-#: ``Comparison.to_dict()`` as DESIGN section 8 gives it.
+#: ``Comparison.to_dict()`` as ``harness compare --json`` prints it.
 COMPARISON = {
     "a": "base", "b": "cand", "alpha": 0.05, "paired_cases": 30, "unpaired": {"a_only": [], "b_only": ["c31", "c32"]},
     "gate": ["pass_rate", "answer_score"],
