@@ -8,7 +8,7 @@ from typing import Any
 
 from evaluators import answer_threshold, check_answer, grade_answer
 
-from ..store.base import json_text
+from ..store import json_text
 from .dataset import Case
 
 _MISSING = object()

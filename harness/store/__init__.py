@@ -6,16 +6,9 @@ the embedded default, PostgreSQL (:mod:`.postgres`) the store many hosts share. 
 written when it can.
 """
 
-from .base import (
-    DEFAULT_STORE,
-    ROW_KEY,
-    Store,
-    StoreError,
-    StoreUnavailable,
-    content_key,
-    json_text,
-    store_url,
-)
+from .base import DEFAULT_STORE, Store, store_url
+from .errors import StoreError, StoreUnavailable
+from .values import ROW_KEY, content_key, json_text
 from .spool import Spool
 from .sqlite import SQLiteStore, resolve_store_path
 from .postgres import PostgresStore  # noqa: E402 - registered after SQLite: asked first

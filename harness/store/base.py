@@ -1,11 +1,11 @@
-"""The store's engine-independent part: row keys, how values are stored, batched writes, paged reads.
+"""The store's engine-independent part: the connection's life, the schema, the run
+transaction, batched writes, paged reads.
 
 One table per sheet, derived from :mod:`harness.schema`; every row has a ``row_key``
 (unique), so writing the same batch twice -- a retry after a timeout, a resumed export --
-never duplicates a row. Values are stored by their schema kind: JSON columns as compact
-JSON text, timestamps as ISO 8601 text, numbers as numbers. An engine (:mod:`.sqlite`)
-supplies the connection, its transactions and its SQL types; everything here is written
-once for all engines, in SQL they share.
+never duplicates a row (how values are stored: :mod:`.values`). An engine (:mod:`.sqlite`,
+:mod:`.postgres`) supplies the connection, its transactions and its SQL types; everything
+here is written once for all engines, in SQL they share.
 """
 
 from __future__ import annotations
@@ -24,99 +24,18 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import config
 from ..schema import ALL_SHEET_NAMES, ALL_SHEETS, SHEET_NAMES, Sheet, sheet as sheet_named
+from .errors import StoreError, StoreUnavailable
 from .migrations import MIGRATIONS, SCHEMA_VERSION
+from .values import ROW_KEY, content_key, decode, encode_rows, json_text
 
 if TYPE_CHECKING:
     import pandas as pd  # imported when sheets are read: the writer process never needs it
 
 DEFAULT_STORE = "harness.db"
 
-ROW_KEY = "row_key"
 PAGE_ROWS = 2_000  # rows read per query by Store.rows
 #: A store that could not be opened is tried again at most this often.
 REOPEN_SECONDS = 1.0
-
-
-class StoreError(RuntimeError):
-    """The store could not be opened or written."""
-
-
-class StoreUnavailable(StoreError):
-    """The store cannot be used now (cannot be opened, read-only, full, locked, unreachable),
-    as opposed to a row it refuses; a run that meets this is spooled (:mod:`.spool`)."""
-
-
-def json_text(value: Any) -> str:
-    """Compact, stable JSON; anything json cannot encode is written with ``str``."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
-
-
-def content_key(sheet: str, row: Mapping[str, Any]) -> str:
-    """A row key from the row's content, for rows without a natural id."""
-    return hashlib.sha1(f"{sheet}\x00{json_text(sorted(row.items()))}".encode()).hexdigest()
-
-
-def _encode_int(value: Any) -> int | None:
-    if isinstance(value, float):
-        return int(round(value)) if value == value else None
-    return int(value)
-
-
-_ENCODERS = {
-    "json": lambda v: v if isinstance(v, str) else json_text(v),
-    "int": _encode_int,
-    "float": float,
-    "datetime": lambda v: v if isinstance(v, str) else v.isoformat(),
-    "text": lambda v: v if isinstance(v, str) else str(v),
-}
-
-#: The type a value of each kind is stored as: a value already of that type is stored as it is.
-_STORED_TYPES = {"json": str, "int": int, "float": float, "datetime": str, "text": str}
-
-
-@functools.cache
-def _plan(name: str) -> tuple[frozenset[str], tuple[str, ...], tuple[frozenset[type], ...],
-                              tuple[tuple[type, Any], ...]]:
-    """Per sheet, once: the allowed keys, the stored names in order (row key first), the
-    types each position stores as they are, and its stored type and encoder."""
-    s = sheet_named(name)
-    kinds = ("text", *(c.kind for c in s.all_columns))
-    return (
-        frozenset(s.all_column_names) | {ROW_KEY},
-        (ROW_KEY, *s.all_column_names),
-        tuple(frozenset({_STORED_TYPES[k], type(None)}) for k in kinds),
-        tuple((_STORED_TYPES[k], _ENCODERS[k]) for k in kinds),
-    )
-
-
-def encode_rows(s: Sheet, rows: Iterable[Mapping[str, Any]]) -> list[list[Any]]:
-    """Rows as lists of stored values in the table's column order, row key first (made from
-    the content when a row has none). Unknown columns are an error, never a silent drop."""
-    allowed, names, accepted, encoders = _plan(s.name)
-    batch = []
-    for row in rows:
-        if not allowed.issuperset(row):
-            unknown = set(row) - allowed
-            raise StoreError(f"sheet {s.name!r} has no column(s) {', '.join(sorted(unknown))}")
-        values = list(map(row.get, names))
-        if not values[0]:
-            values[0] = content_key(s.name, row)
-        # Most rows hold only values already of their stored type: checked in one C pass.
-        if not all(map(frozenset.__contains__, accepted, map(type, values))):
-            for i, (value, (stored, encode)) in enumerate(zip(values, encoders)):
-                if value is not None and value.__class__ is not stored:
-                    values[i] = encode(value)
-        batch.append(values)
-    return batch
-
-
-def _decode(kind: str, value: Any) -> Any:
-    if value is None or kind != "json":
-        return value
-    try:
-        return json.loads(value)
-    except (TypeError, ValueError):
-        return value
 
 
 def store_url(url: Any = None) -> str:
@@ -553,7 +472,7 @@ class Store:
             page = self._fetchall(sql, (last, *params, size))
             for record in page:
                 row = {
-                    n: (_decode(k, v) if decode_json else v)
+                    n: (decode(k, v) if decode_json else v)
                     for n, k, v in zip(names, kinds, record[2:])
                 }
                 if with_keys:

@@ -21,7 +21,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..schema import Sheet
-from .base import Store, StoreError, StoreUnavailable, encode_rows, register_engine, store_url
+from .base import Store, StoreError, StoreUnavailable, register_engine, store_url
+from .values import encode_rows
 from .migrations import SCHEMA_VERSION
 
 EXTRA_MISSING = ("PostgreSQL stores need psycopg: pip install 'langgraph-harness[postgres]' "

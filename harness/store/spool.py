@@ -31,7 +31,8 @@ try:
 except ImportError:  # not POSIX: replays are not serialised between processes
     fcntl = None  # type: ignore[assignment]
 
-from .base import StoreUnavailable, json_text
+from .errors import StoreUnavailable
+from .values import json_text
 
 logger = logging.getLogger("harness")
 
