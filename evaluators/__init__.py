@@ -23,7 +23,6 @@ from ._answers import (
     DEFAULT_THRESHOLDS,
     GRADED_CHECKS,
     answer_threshold,
-    case_passed,
     check_answer,
     default_check,
     last_number,
@@ -69,7 +68,6 @@ from ._evaluation import (
 )
 from ._generic import generic_run_rows, run_latency_ms
 from ._scores import (
-    BUILT_IN_SCORES,
     SCORE_SOURCES,
     Score,
     ScoreResult,
@@ -213,7 +211,6 @@ __all__ = [
     "agent_metrics_row",
     "agent_overall",
     "aggregate",
-    "BUILT_IN_SCORES",
     "SCORE_SOURCES",
     "Score",
     "ScoreResult",
@@ -225,7 +222,6 @@ __all__ = [
     "assess_planning_rationality",
     "assess_technical_accuracy",
     "binomial_tail",
-    "case_passed",
     "failed_score",
     "log_test_score",
     "pass_rate",

@@ -105,27 +105,6 @@ def _finite(score: float, what: str) -> float:
     return score
 
 
-def _is_finite(value: float | None) -> bool:
-    return value is not None and math.isfinite(value)
-
-
-def case_passed(status: str | None, *, answer_score: float | None = None, threshold: float | None = None,
-                tool_f1: float | None = None, require_tools: bool = False) -> bool:
-    """A run passes when it completed and every check its case names holds: the answer
-    score reaches ``threshold`` (when the case has an answer check) and, when the case sets
-    ``require_tools``, tool F1 is 1. A case without checks passes when the run completes.
-    A check the run could not be scored on (``answer_score`` None or not a finite number,
-    with a threshold) fails: NaN compares false with everything, so it must not get as far
-    as the comparison."""
-    if status != "completed":
-        return False
-    if threshold is not None and (not _is_finite(answer_score) or answer_score < threshold - 1e-12):
-        return False
-    if require_tools and (not _is_finite(tool_f1) or tool_f1 < 1.0 - 1e-12):
-        return False
-    return True
-
-
 def token_f1(answer: str, reference: str) -> float:
     """F1 of the lower-cased word tokens of two texts (SQuAD's answer overlap); both empty -> 1.0."""
     a, b = re.findall(r"\w+", answer.lower()), re.findall(r"\w+", reference.lower())

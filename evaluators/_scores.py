@@ -127,8 +127,6 @@ BUILT_IN_SCORERS: Mapping[str, str] = {
     "evaluation": "evaluators.evaluation_overall", "judge": "evaluators.LLMJudge",
     "log_test": "harness.tracing.verify.verification_status",
 }
-#: Every name a built-in check scores under: a user's scorer may not take one of them.
-BUILT_IN_SCORES: frozenset[str] = frozenset(BUILT_IN_SCORERS)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evaluators import (
-    ANSWER_CHECKS, answer_threshold, case_passed, check_answer, default_check, last_number, token_f1,
+    ANSWER_CHECKS, answer_threshold, check_answer, default_check, last_number, token_f1,
 )
 
 
@@ -49,12 +49,6 @@ def test_judge_check_is_the_judges_grade_clamped():
     assert check_answer("judge", "x", "y", judge=lambda a, r: 3.0) == 1.0
 
 
-def test_a_score_that_is_not_a_number_never_passes():
-    assert not case_passed("completed", answer_score=math.nan, threshold=0.8)
-    assert not case_passed("completed", tool_f1=math.nan, require_tools=True)
-    assert case_passed("completed", answer_score=0.9, threshold=0.8, tool_f1=1.0, require_tools=True)
-
-
 @pytest.mark.parametrize("grade", [math.nan, math.inf, -math.inf])
 def test_a_judge_grade_that_is_not_a_number_is_an_error_never_a_pass(grade):
     # min(1.0, nan) is 1.0: clamped, a NaN grade would pass every case.
@@ -77,17 +71,6 @@ def test_thresholds_apply_to_graded_checks_only():
     assert answer_threshold("semantic", None) == 0.8
     assert answer_threshold("judge", 0.6) == 0.6
     assert answer_threshold("exact", 0.5) == 1.0
-
-
-def test_pass_needs_completion_and_every_named_check():
-    assert case_passed("completed")
-    assert not case_passed("failed")
-    assert case_passed("completed", answer_score=0.8, threshold=0.8)
-    assert not case_passed("completed", answer_score=0.79, threshold=0.8)
-    assert not case_passed("completed", answer_score=None, threshold=1.0)
-    assert case_passed("completed", tool_f1=0.5)  # tools count only when required
-    assert not case_passed("completed", tool_f1=0.5, require_tools=True)
-    assert case_passed("completed", tool_f1=1.0, require_tools=True)
 
 
 @given(st.sampled_from([c for c in ANSWER_CHECKS if c not in ("semantic", "judge")]),

@@ -27,10 +27,10 @@ PUBLIC = {
     "agent_metrics_row", "consistency_rows", "cross_model_row", "evaluation_row", "generic_run_rows", "judge_row",
     "run_latency_ms", "tool_selection_row",
     # answer checks of dataset cases
-    "ANSWER_CHECKS", "DEFAULT_THRESHOLDS", "GRADED_CHECKS", "AnswerGrade", "answer_threshold", "case_passed",
+    "ANSWER_CHECKS", "DEFAULT_THRESHOLDS", "GRADED_CHECKS", "AnswerGrade", "answer_threshold",
     "check_answer", "default_check", "grade_answer", "grade_trajectory", "last_number", "token_f1",
     # scores: every judgement of a run, and the one pass
-    "BUILT_IN_SCORES", "SCORE_SOURCES", "Score", "ScoreResult", "SourcedScore", "answer_score", "built_in_scores",
+    "SCORE_SOURCES", "Score", "ScoreResult", "SourcedScore", "answer_score", "built_in_scores",
     "failed_score", "log_test_score", "pass_rate", "run_passed", "score_results", "score_row",
     # paired statistics and verdicts (compare)
     "SIGN_FLIP_DRAWS", "SIGN_FLIP_EXACT_MAX", "SIGN_FLIP_SEED", "VERDICTS", "PairedTest", "SignFlips", "Verdict",
