@@ -121,18 +121,21 @@ class Harness:
         """Wait until every finished run has been written to the store (and its spans
         emitted), held runs included; False when ``timeout`` seconds passed first. Every
         method that reads the store calls this first."""
-        with self._held_lock:
-            held, self._held = self._held, []
-        for run in held:
-            run._hand_off()
+        self._hand_off_held()
         return self._writer.flush(timeout)
 
     def close(self) -> None:
         """Write every finished run, then close the store (SQLite folds its write-ahead log
         into the database file, so the ``.db`` file alone holds every row)."""
-        self.flush()
-        self._writer.close()
+        self._hand_off_held()
+        self._writer.close()  # which flushes first
         self.store.close()
+
+    def _hand_off_held(self) -> None:
+        with self._held_lock:
+            held, self._held = self._held, []
+        for run in held:
+            run._hand_off()
 
     def run(
         self,
@@ -414,10 +417,9 @@ class Run:
         self._end_ns = time.time_ns()
         # Failed when an exception leaves the block, or when a root graph ended in an error
         # the caller caught inside it; control flow (an interrupt) is no failure.
-        failure = root_failure(self.handler.log, self.handler.failed_chains)
         if exc is not None and not is_control_flow(exc):
             self.status, self.error = "failed", describe_error(exc)
-        elif failure is not None:
+        elif (failure := root_failure(self.handler.log, self.handler.failed_chains)) is not None:
             self.status, self.error = "failed", failure
         else:
             self.status = "completed"

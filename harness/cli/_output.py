@@ -48,10 +48,15 @@ _FOREIGN = re.compile("(\x1b\\[[0-9;:]*m)|([\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]
 _JSON_RAW = re.compile("[\x7f-\x9f]")
 
 
-def _redact(text: str) -> str:
+def _redactor() -> Callable[[str], str]:
+    """The host's redactor as of now (see :func:`harness.tracing.redact.host_redactor`)."""
     from harness.tracing.redact import host_redactor
 
-    return host_redactor()(text)
+    return host_redactor()
+
+
+def _redact(text: str) -> str:
+    return _redactor()(text)
 
 
 def inert(text: str) -> str:
@@ -157,14 +162,15 @@ def show_json(data: Any, *, indent: int | None = 2) -> None:
 
 def redacted(value: Any) -> Any:
     """``value`` with every text in it redacted (see :func:`_texts_mapped`)."""
-    return _texts_mapped(value, _redact)
+    return _texts_mapped(value, _redactor())
 
 
 def printable(value: Any) -> Any:
     """``value`` with every text in it scrubbed (:func:`scrub`), for a renderer: it then
     measures and cuts the text as it will be printed (a tool's output in ``harness show``
     is cut to 50 characters; cut first, a secret could lose the part its rule recognises)."""
-    return _texts_mapped(value, scrub)
+    redact = _redactor()
+    return _texts_mapped(value, lambda text: inert(redact(text)))
 
 
 def _texts_mapped(value: Any, change: Callable[[str], str]) -> Any:

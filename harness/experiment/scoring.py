@@ -298,7 +298,8 @@ def score_runs(store: Any, run_ids: Sequence[str], scorers: Sequence[Scorer], *,
 def _write(store: Any, batch: list[tuple[RunSnapshot, Case]], results: list[list[SourcedScore]], replace: bool,
            summary: ScoringSummary, redact: Redactor) -> None:
     ids = [run.run_id for run, _ in batch]
-    had = {(r["run_id"], r["name"]) for r in store.rows("scores", ids, columns=["run_id", "name"])}
+    had = set() if replace else {(r["run_id"], r["name"])  # what a score may not replace
+                                 for r in store.rows("scores", ids, columns=["run_id", "name"])}
     created = now_iso()
     rows = []
     for (run, _), scored in zip(batch, results):

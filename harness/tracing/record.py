@@ -20,7 +20,7 @@ from uuid import UUID
 from opentelemetry import trace
 
 from . import rows as _rows
-from .agents import Agent
+from .agents import Agent, attribute
 from .events import Event, assemble
 from .redact import Redactor, host_secrets, portable, redactor
 from .spans import emit_spans
@@ -76,6 +76,7 @@ class RunRecord:
     #: the application's span context when the run started (trace id, span id, flags, remote)
     outer_context: tuple[int, int, int, bool] | None = None
     events: list[Event] | None = None  # the log, assembled (then the log is let go)
+    attributed: dict[Event, Agent] | None = None  # each event's agent, worked out on first use
     #: prices in force in the host that differ from the bundled table (model -> (input, output))
     prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     #: a dataset case's checks, scored in the host: ``answer`` (the answer check's score and
@@ -88,6 +89,12 @@ class RunRecord:
             self.events = assemble(self.log, self.streamed)
             self.log, self.streamed = (), {}
         return self.events
+
+    def agents(self) -> dict[Event, Agent]:
+        """Each event's agent (see :mod:`.agents`), worked out once for the rows and the spans."""
+        if self.attributed is None:
+            self.attributed = attribute(self.assembled(), self.agent_names)
+        return self.attributed
 
     def redactor(self) -> Redactor:
         """The run's redactor: the rules, the host's environment secrets, the application's rules."""
@@ -119,7 +126,7 @@ def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, l
     before the cut when ``redact`` is given): captured, logged, evaluated, and ``runs``."""
     ctx = _rows.RunContext(record.run_id, record.subject, record.agent_names, record.node_types,
                            record.phases, record.spans, redact, record.prices)
-    tree, rows = _rows.captured_rows(ctx, record.assembled())
+    tree, rows = _rows.captured_rows(ctx, record.assembled(), record.agents())
     seq: Counter[str] = Counter()
     for sheet, row, node_id in record.logged:
         s = sheet_named(sheet)
@@ -254,11 +261,13 @@ def _thread_id(record: RunRecord) -> Any:
     return record.thread_id
 
 
-def emit_record_spans(record: RunRecord, tracer: trace.Tracer, outer_span: trace.Span | None = None) -> None:
-    """Make the run's spans (into ``record.spans``, which the rows then carry)."""
+def emit_record_spans(record: RunRecord, tracer: trace.Tracer) -> None:
+    """Make the run's spans (into ``record.spans``, which the rows then carry), under the
+    caller's span when the run began inside one."""
     try:
         redact = record.redactor()
-        if outer_span is None and record.outer_context is not None:
+        outer_span = None
+        if record.outer_context is not None:
             trace_id, span_id, flags, remote = record.outer_context
             outer_span = trace.NonRecordingSpan(
                 trace.SpanContext(trace_id, span_id, remote, trace.TraceFlags(flags)))
@@ -266,7 +275,7 @@ def emit_record_spans(record: RunRecord, tracer: trace.Tracer, outer_span: trace
             tracer, record.assembled(), run_id=record.run_id, workflow=record.workflow,
             redact=redact, end_ns=record.end_ns, outer_span=outer_span,
             run_attrs={"harness.status": record.status, "harness.subject": redact(record.subject or "")},
-            agent_names=record.agent_names,
+            agents=record.agents(),
         )
     except Exception:  # noqa: BLE001
         record.count_error("span export")

@@ -62,15 +62,19 @@ def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
 
 
 _host_secrets: tuple[dict[bytes, bytes] | None, list[str]] = (None, [])
+_dotenv_secrets: tuple[Mapping[str, str] | None, list[str]] = (None, [])
 
 
 def host_secrets() -> list[str]:
     """:func:`secret_values` of this process's environment (recomputed only when it changed)
     and of the ``.env`` file the configuration reads (:func:`harness.config.dotenv_values`),
     whose secrets a library user never put in the environment."""
-    global _host_secrets
-    dotenv = config.dotenv_values()
-    extra = secret_values(dotenv) if dotenv else []
+    global _host_secrets, _dotenv_secrets
+    dotenv = config.dotenv_values()  # the same mapping until the file changes
+    read, extra = _dotenv_secrets
+    if read is not dotenv:
+        extra = secret_values(dotenv) if dotenv else []
+        _dotenv_secrets = (dotenv, extra)
     data = getattr(os.environ, "_data", None)
     if not isinstance(data, dict):
         return secret_values() + extra

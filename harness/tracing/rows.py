@@ -17,7 +17,7 @@ from typing import Any
 from uuid import UUID
 
 from .. import costs
-from .agents import Agent, attribute
+from .agents import Agent
 from .encode import jsonable, message_role, message_text, preview, to_json
 from .events import Event
 from .redact import Redactor
@@ -64,7 +64,9 @@ class Tree:
     agents: dict[Event, Agent]  # event -> its agent (see .agents)
 
     @classmethod
-    def build(cls, events: Sequence[Event], agent_names: Mapping[str, str] | None = None) -> Tree:
+    def build(cls, events: Sequence[Event], agents: dict[Event, Agent]) -> Tree:
+        """The tree of ``events`` (in creation order), with each one's agent from
+        :func:`.agents.attribute`."""
         by_id = {e.id: e for e in events}
         nodes = sorted((e for e in events if e.kind == "node"), key=lambda e: (e.start_ns, e.name))
         steps = {e: i for i, e in enumerate(nodes, start=1)}
@@ -85,7 +87,7 @@ class Tree:
             else:
                 tool_parent[e], depth[e] = tool_parent.get(parent), depth.get(parent, 0)
         text_id = {e: str(e.id) for e in events}
-        return cls(events, by_id, parents, steps, owner, tool_parent, depth, text_id, attribute(events, agent_names))
+        return cls(events, by_id, parents, steps, owner, tool_parent, depth, text_id, agents)
 
     def parent_text_id(self, event: Event) -> str | None:
         parent = self.parent.get(event)
@@ -464,8 +466,9 @@ def prompt_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
     return rows
 
 
-def captured_rows(ctx: RunContext, events: Sequence[Event]) -> tuple[Tree, dict[str, list[dict[str, Any]]]]:
-    tree = Tree.build(events, ctx.agent_names)
+def captured_rows(ctx: RunContext, events: Sequence[Event],
+                  agents: dict[Event, Agent]) -> tuple[Tree, dict[str, list[dict[str, Any]]]]:
+    tree = Tree.build(events, agents)
     return tree, {
         "langgraph_events": langgraph_event_rows(ctx, tree),
         "llm_calls": llm_call_rows(ctx, tree),

@@ -20,7 +20,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from . import rows as _rows
-from .agents import Agent, attribute
+from .agents import Agent
 from .encode import payload_cut
 from .events import Event
 from .redact import Redactor
@@ -143,14 +143,14 @@ def emit_spans(
     end_ns: int,
     run_attrs: dict[str, Any] | None = None,
     outer_span: trace.Span | None = None,
-    agent_names: Mapping[str, str] | None = None,
+    agents: Mapping[Event, Agent] | None = None,
 ) -> dict[UUID, tuple[str, str, str | None]]:
     """Emit one span per record; returns record id -> (trace_id, span_id, parent_span_id) in hex.
 
     Records still open when the run ended are closed at ``end_ns`` and marked abandoned.
-    ``agent_names`` renames root-level agents as in the rows (see :mod:`.agents`).
+    ``agents``: each event's agent, as in the rows (see :mod:`.agents`).
     """
-    agents = attribute(events, agent_names)
+    agents = agents or {}
     spans: dict[UUID, trace.Span] = {}
     ids: dict[UUID, tuple[str, str, str | None]] = {}
     redact_name = functools.lru_cache(maxsize=64)(redact)  # thread id and workflow: one value per run
