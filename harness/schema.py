@@ -728,8 +728,8 @@ SCORES = Sheet("scores", "Us", "One row per judgement of a run: a built-in check
            "``human`` (a label).", "the scorer", labels=("rule", "llm", "code", "human")),
     Column("scorer", "Text", "text", "What made it: a built-in check's function, a scorer's ``module:function``, "
            "``harness label``.", "the scorer"),
-    Column("error", "Text", "text", "Why the score could not be made (the scorer raised, or returned NaN, an "
-           "infinity or a wrong type); such a score does not pass.", "the scorer"),
+    _ERROR.but(meaning="Why the score could not be made (the scorer raised, or returned NaN, an infinity or a "
+               "wrong type); such a score does not pass.", written_by="the scorer"),
     Column("created_at", "ISO", "datetime", "When the score was made (UTC).", "the scorer"),
 ))
 #: Sheets beyond the spec's fifteen, exported after them.

@@ -88,13 +88,9 @@ def judge(model: Any, reference: Any = None, *, threshold: float | None = None, 
     """An LLM judge's 0-10 grade of the answer against the reference, /10; passes at
     ``threshold`` (0.8). ``model`` is a LangChain chat model (asked at temperature 0, with
     retries)."""
-    def grader(answer: str, ref: str, question: Any) -> float:
-        grade = evaluators.grade_answer(model, answer, ref, question=question)
-        if grade.score is None:
-            raise RuntimeError(f"the judge failed: {grade.error}")
-        return grade.score
+    from .experiment.answer import model_judge  # the dataset's judge check grades the same way
 
-    return _answer_check("judge", reference, threshold, name, grader=grader)
+    return _answer_check("judge", reference, threshold, name, grader=model_judge(model))
 
 
 def completed(*, name: str = "completed") -> Scorer:

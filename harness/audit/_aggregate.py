@@ -121,7 +121,7 @@ def summarise(by: str, key: str, runs: Sequence[RunRecord], baseline: float | No
     uplift over ``baseline`` (a composite)."""
     n = len(runs)
     judged = [r for r in runs if r.passed is not None]
-    pass_rate, _ = evaluators.pass_rate(r.passed for r in judged)
+    pass_rate, _ = evaluators.pass_rate(r.passed for r in runs)
     costs = [r.cost for r in runs]
     mean_cost = math.fsum(costs) / n if all(c is not None for c in costs) else None  # type: ignore[arg-type]
     judged_costs = [r.cost for r in judged]

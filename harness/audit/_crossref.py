@@ -37,7 +37,7 @@ from typing import Any
 from ..tracing.verify import PROFILES, total_sheets_logged, verification_status
 from ..schema import COUNTED_SHEETS
 from ._model import Finding
-from ._recompute import Checker
+from ._recompute import Checker, status_of
 from ._tables import Table
 from ._values import as_int, is_empty, number_or_none, parse_list
 
@@ -190,8 +190,6 @@ class Facts:
                 f1 = self.f1.get(run)
                 gates.append(f1 is not None and f1 >= 1.0 - 1e-12)
         elif run in self.evaluation:  # a credit run: its evaluation and its log test
-            from ._recompute import status_of
-
             gates += [status_of(self.evaluation[run]) == "good", self.verified.get(run) == "pass"]
         return evaluators.run_passed(status, gates)
 

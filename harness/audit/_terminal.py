@@ -28,10 +28,6 @@ def _findings_table(result: AuditResult) -> Table:
     return table
 
 
-def _rate(g: GroupSummary) -> str:
-    return pass_rate_text(g)
-
-
 def _median(stats: Any) -> str:
     return "—" if stats is None else f"{fmt(stats.median, 3)} ({fmt(stats.std_dev, 2)})"
 
@@ -51,7 +47,7 @@ def _groups_table(title: str, groups: tuple[GroupSummary, ...], uplift: bool) ->
         cop = "—" if g.cost_of_pass is None else f"${fmt(g.cost_of_pass)}"
         cells = ([g.experiment or "—"] if experiments else []) + [
             g.key, runs_cell(g), _median(g.evaluation_score), _median(g.credit_score), _median(g.judge_overall),
-            _rate(g), cop, fmt(g.composite, 3), g.grade or "—"]
+            pass_rate_text(g), cop, fmt(g.composite, 3), g.grade or "—"]
         if uplift:
             cells.append("—" if g.uplift is None else f"{g.uplift:+.1%}")
         table.add_row(*cells)

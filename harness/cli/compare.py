@@ -38,7 +38,7 @@ def command(
     alpha: Annotated[float, typer.Option(
         help="Significance level of each one-sided test, below 0.5; intervals are at 1 - 2*alpha.")] = 0.05,
 ) -> None:
-    from harness.experiment.compare import Margins, compare_experiments
+    from harness.experiment.compare import Margins, UnknownMetric, compare_experiments
     from harness.experiment.errors import ExperimentError
 
     if not 0 < alpha < 0.5:
@@ -52,13 +52,12 @@ def command(
         comparison = compare_experiments(opened, a, b, alpha=alpha, metrics=metric, gate=gate, margin=margin)
     except ExperimentError as exc:  # a blank name, or one without runs
         raise UsageError(str(exc)) from None
-    except ValueError as exc:  # a metric the experiments do not have
+    except UnknownMetric as exc:  # a metric the experiments do not have, named by the option it came from
         text = str(exc)
-        if text.startswith("margin "):
-            raise UsageError(f"--{text}") from None
-        unknown = text.split("'")[1] if "'" in text else ""
-        option = "--gate" if unknown in (gate or ()) and unknown not in (metric or ()) else "--metric"
-        raise UsageError(text.replace("unknown metric", f"unknown {option}", 1)) from None
+        raise UsageError(f"--{text}" if exc.option == "margin"
+                         else text.replace("unknown metric", f"unknown --{exc.option}", 1)) from None
+    except ValueError as exc:  # a margin or alpha the options let through
+        raise UsageError(str(exc)) from None
     finally:
         opened.close()
     if as_json:

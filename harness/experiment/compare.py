@@ -44,6 +44,15 @@ class UnknownExperiment(ExperimentError):
     """An experiment name the store has no runs of."""
 
 
+class UnknownMetric(ValueError):
+    """A metric name the experiments do not have, given as ``option`` (``metric``, ``gate``
+    or ``margin``), so a command can name the option it came from."""
+
+    def __init__(self, message: str, option: str) -> None:
+        super().__init__(message)
+        self.option = option
+
+
 class ExperimentRuns:
     """The runs of one experiment and, read once on first use, the other sheets' columns
     the metrics need (run id -> value)."""
@@ -115,14 +124,6 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
     Metric("total_tokens", False, False, False, _column("runs", "total_tokens"), completed_only=True),
     Metric("total_cost", False, False, False, _column("runs", "total_cost"), completed_only=True),
 )}
-
-
-def metric(name: str) -> Metric:
-    """The built-in metric called ``name``; ValueError naming the known ones otherwise."""
-    try:
-        return METRICS[name]
-    except KeyError:
-        raise ValueError(f"unknown metric {name!r}; metrics are {', '.join(METRICS)}") from None
 
 
 def score_metrics(*sides: ExperimentRuns) -> dict[str, Metric]:
@@ -309,17 +310,17 @@ def compare_experiments(store: Any, a: str, b: str, *, alpha: float = 0.05, metr
     ra, rb = sides[a], sides[b]
     known = {**METRICS, **score_metrics(ra, rb)}
 
-    def resolve(name: str) -> str:
+    def resolve(name: str, option: str) -> str:
         if name not in known:
-            raise ValueError(f"unknown metric {name!r}; metrics are {', '.join(METRICS)} and the experiments' "
-                             f"scores ({', '.join(n for n in known if n not in METRICS) or 'none'})")
+            raise UnknownMetric(f"unknown metric {name!r}; metrics are {', '.join(METRICS)} and the experiments' "
+                                f"scores ({', '.join(n for n in known if n not in METRICS) or 'none'})", option)
         return name
 
-    asked = [resolve(name) for name in dict.fromkeys(metrics or ())]
-    gated = [resolve(name) for name in dict.fromkeys(gate or ())]
+    asked = [resolve(name, "metric") for name in dict.fromkeys(metrics or ())]
+    gated = [resolve(name, "gate") for name in dict.fromkeys(gate or ())]
     for name in margins.by_name:
         if name not in known:
-            raise ValueError(f"margin {name}=… names an unknown metric; metrics are {', '.join(known)}")
+            raise UnknownMetric(f"margin {name}=… names an unknown metric; metrics are {', '.join(known)}", "margin")
     cases_a, cases_b = _cases(ra), _cases(rb)
     paired = [c for c in cases_a if c in cases_b]
     paired_set = set(paired)

@@ -176,17 +176,13 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
     scoring = ScoringPipeline(harness, chosen, concurrency=concurrency) if chosen else None
     on_written = scoring.add if scoring is not None else None
     try:
-        if name is not None:  # read while the runs go
-            with concurrent.futures.ThreadPoolExecutor(1) as pool:
-                commit = pool.submit(git_commit)
-                runs = in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=target.rsplit(":", 1)[-1],
-                                            concurrency=concurrency, timeout=timeout, config=dict(config or {}),
-                                            context=context, sync=sync, judge=grader, on_done=on_done,
-                                            on_written=on_written))
-        else:
+        with contextlib.ExitStack() as stack:
+            if name is not None:  # read while the runs go
+                commit = stack.enter_context(concurrent.futures.ThreadPoolExecutor(1)).submit(git_commit)
             runs = in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=target.rsplit(":", 1)[-1],
                                         concurrency=concurrency, timeout=timeout, config=dict(config or {}),
-                                        context=context, sync=sync, judge=grader, on_done=on_done))
+                                        context=context, sync=sync, judge=grader, on_done=on_done,
+                                        on_written=on_written))
         harness.flush()
     finally:
         summary = scoring.finish() if scoring is not None else None

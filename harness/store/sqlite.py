@@ -10,11 +10,11 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..inputs import not_regular
 from .base import Store, StoreError, StoreUnavailable, register_engine, store_url
 
 #: How long opening a store waits for another program's lock (writes wait BUSY_SECONDS).
@@ -33,21 +33,18 @@ def resolve_store_path(url: str | os.PathLike[str] | None = None) -> Path:
     return Path(raw).expanduser()
 
 
-def _refuse_non_regular(path: Path) -> None:
-    """StoreError unless ``path`` is a regular file or nothing yet, checked before SQLite
-    opens it: SQLite would block on a FIFO, read a device for ever, and create its
+def _unopenable(path: Path) -> str | None:
+    """Why SQLite must not open ``path`` (None for a regular file or nothing yet), checked
+    before it does: SQLite would block on a FIFO, read a device for ever, and create its
     journal beside it (``/dev/zero-journal``)."""
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
-        return
+        return None
     except OSError as exc:
-        raise StoreError(f"cannot open store {str(path)!r}: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(mode):
-        what = next((name for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
-                                             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                                             (stat.S_ISSOCK, "a socket")) if test(mode)), "not a regular file")
-        raise StoreError(f"cannot open store {str(path)!r}: it is {what}, not a SQLite file")
+        return str(exc.strerror or exc)
+    what = not_regular(mode)
+    return None if what is None else f"it is {what}, not a SQLite file"
 
 
 @register_engine
@@ -68,15 +65,15 @@ class SQLiteStore(Store):
     def __init__(self, url: str | os.PathLike[str] | None = None, *, lazy: bool = False) -> None:
         self.path = resolve_store_path(url)
         self.absolute_path = self.path.absolute()  # as of opening, whatever the process's cwd becomes
-        if self.shareable:
-            _refuse_non_regular(self.path)  # never something to retry, even for a lazy store
+        if self.shareable and (reason := _unopenable(self.path)) is not None:  # never retried, even when lazy
+            raise StoreError(f"cannot open store {str(self.path)!r}: {reason}")
         self._start(lazy)
 
     def _open(self) -> None:
         """Connect and bring the schema forward (under the lock)."""
         try:
-            if self.shareable:
-                _refuse_non_regular(self.path)
+            if self.shareable and (reason := _unopenable(self.path)) is not None:
+                raise StoreError(reason)
             if self.path.parent and not self.path.parent.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self._connection = self._connect()

@@ -57,6 +57,7 @@ def summarise(name: str, rows: Sequence[Mapping[str, Any]]) -> ExperimentSummary
 
     latency, tokens, costs, scores = (present(c) for c in ("total_time_ms", "total_tokens", "total_cost",
                                                               "evaluation_score"))
+    passed, judged = pass_rate(r.get("passed") for r in rows)
     return ExperimentSummary(
         name=name, runs=len(rows), completed=sum(r.get("status") == "completed" for r in rows),
         failed=sum(r.get("status") == "failed" for r in rows),
@@ -66,7 +67,7 @@ def summarise(name: str, rows: Sequence[Mapping[str, Any]]) -> ExperimentSummary
         tokens_total=int(sum(tokens)), tokens_mean=aggregate(tokens).mean if tokens else None,
         cost_total=math.fsum(costs) if costs else None, priced=len(costs),
         evaluation_mean=aggregate(scores).mean if scores else None, evaluated=len(scores),
-        **dict(zip(("pass_rate", "judged"), pass_rate(r.get("passed") for r in rows))))
+        pass_rate=passed, judged=judged)
 
 
 def summarise_all(rows: Iterable[Mapping[str, Any]], order: Sequence[str] = ()) -> list[ExperimentSummary]:

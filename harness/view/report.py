@@ -27,7 +27,7 @@ from ..store import Store
 from .cases import CaseTable, Compare, compare_view
 from .experiments import summaries_html, summarise_all
 from .formats import abbreviate, money, number
-from .model import RunView, TreeEntry
+from .model import RunView, TreeEntry, last_frames
 from .read import list_runs, load_runs
 
 #: Runs in a report unless ``limit`` says otherwise: the newest of the selection.
@@ -96,11 +96,15 @@ def _decoded(value: Any) -> Any:
 def _entry(view: RunView, depth: int, e: TreeEntry) -> dict[str, Any]:
     """One waterfall row and all the panel shows of it, with short keys (a report carries
     thousands): kind, name, start (ms after the run's timeline starts), duration, status and
-    depth; the error, traceback, input and output when there are; then the kind's own fields."""
+    depth; the error, traceback (and where it failed), input and output when there are; then the
+    kind's own fields."""
     d = e.details
+    failed_at = last_frames(e.traceback, 1)
     row: dict[str, Any] = {"k": _KINDS[e.kind], "n": e.name, "t": _round(view.offset_ms(e)),
                            "d": _round(e.duration_ms), "st": e.status, "dp": depth}
     payloads = {"err": _bounded(e.error), "tb": e.traceback,
+                "at": (f"failed in {failed_at[0].function} · {failed_at[0].file}, line {failed_at[0].line}"
+                       if failed_at else None),
                 "in": _decoded(d.get("input")) if e.kind == "tool" else _bounded(d.get("input")),
                 "out": _decoded(d.get("output")) if e.kind == "tool" else _bounded(d.get("output"))}
     if e.kind == "node":
@@ -296,16 +300,17 @@ def write_report(store: Store, path: str | os.PathLike[str], *, run_ids: Sequenc
     as ``Comparison.to_dict()``), called for every ordered pair the compare view offers."""
     started = time.perf_counter()
     ids, selected = select_runs(store, run_ids=run_ids, experiments=experiments, limit=limit)
-    read: list[str] = []
+    read = 0
 
     def views() -> Iterator[RunView]:
+        nonlocal read
         for view in load_runs(store, ids, clip=FIELD_CHARS + 1):
-            read.append(view.run_id)
+            read += 1
             yield view
 
     page = render(views(), source=store.display, selected=selected, experiments=experiments,
                   compare=compare)
     target = Path(path)
     target.write_text(page, encoding="utf-8")
-    return Report(target, len(read), selected, target.stat().st_size, time.perf_counter() - started)
+    return Report(target, read, selected, target.stat().st_size, time.perf_counter() - started)
 

@@ -83,13 +83,6 @@
     });
     return box;
   }
-  /* Where a traceback says it failed: the last frame of the exception raised last. */
-  function failedAt(tb) {
-    var frames = tb.slice(tb.lastIndexOf("Traceback (most recent call last)")).match(/^  File ".*", line \d+, in .*$/gm);
-    if (!frames) { return null; }
-    var found = /^  File "(.*)", line (\d+), in (.*)$/.exec(frames[frames.length - 1]);
-    return "failed in " + found[3] + " · " + found[1] + ", line " + found[2];
-  }
   function cutNote(text, kind) {
     var found = typeof text === "string" && CUT.exec(text);
     if (!found) { return null; }
@@ -148,8 +141,8 @@
     box.appendChild(facts);
     if (e.err) { box.appendChild(block("Error", e.err, folded(e.err, "error-text"), "error")); }
     if (e.tb) {
-      var trace = el("div"), where = failedAt(e.tb);
-      if (where) { trace.appendChild(el("p", "where", where)); }
+      var trace = el("div");
+      if (e.at) { trace.appendChild(el("p", "where", e.at)); }  /* the last frame of the exception raised last */
       trace.appendChild(el("pre", "text traceback", e.tb));
       box.appendChild(block("Traceback", e.tb, trace, "traceback"));
     }

@@ -101,16 +101,13 @@
         error.textContent = "";
         error.appendChild(folded(detail.err, "error-text"));
       }
-      var chart = drawWaterfall(waterfallBox, detail, function (i) {
+      function pick(i) {
         chart.select(i);
         drawEntry(entryBox, detail.rows[i], detail);
         setHash("#run=" + encodeURIComponent(run.id) + "&entry=" + i);
-      });
-      if (entry !== undefined && detail.rows[entry]) {
-        chart.select(entry);
-        drawEntry(entryBox, detail.rows[entry], detail);
-        setHash("#run=" + encodeURIComponent(run.id) + "&entry=" + entry);
       }
+      var chart = drawWaterfall(waterfallBox, detail, pick);
+      if (entry !== undefined && detail.rows[entry]) { pick(entry); }
       drawScores(scoresBox, detail.scores);
     }).catch(function (problem) { console.error("the run's details could not be unpacked: " + problem); });
   }
