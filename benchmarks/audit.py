@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
 import subprocess
 import sys
@@ -33,6 +32,8 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.memory import own_peak_mb  # noqa: E402
 
 _NAMESPACE = uuid.UUID("6f1c2a52-5c1e-4d1b-9a51-0c7d2b3e4f60")
 
@@ -102,7 +103,7 @@ def _child(mode: str, path: str) -> None:
         result = audit_workbook(path)
         detail = {"findings": len(result.findings), "rows": sum(result.rows.values())}
     seconds = time.perf_counter() - started
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_mb = own_peak_mb()
     print(json.dumps({"seconds": seconds, "peak_mb": peak_mb, **detail}))
 
 

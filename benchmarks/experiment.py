@@ -177,15 +177,16 @@ def main() -> None:
 
 
 RESCORE = """
-import resource, sys, time
+import sys, time
 sys.path.insert(0, {root!r})
+from benchmarks.memory import own_peak_mb
 from harness import Harness
 def answer_length(run, case):
     return len(run.answer or "")
 h = Harness({db!r}, writer="inline")
 start = time.perf_counter()
 summary = h.rescore("many", [answer_length])
-print(summary.runs, summary.scores, time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+print(summary.runs, summary.scores, time.perf_counter() - start, own_peak_mb())
 """
 
 
@@ -236,8 +237,8 @@ def rescore_benchmark(n: int) -> None:
                 target = db
             code = RESCORE.format(root=str(Path(__file__).resolve().parents[1]), db=str(target))
             out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-            runs, scores, seconds, rss_kb = out.split()
-            results.append((int(runs), float(seconds), int(rss_kb) / 1024))
+            runs, scores, seconds, rss_mb = out.split()
+            results.append((int(runs), float(seconds), float(rss_mb)))
     print(f"rescore (store of {n:,} runs built in {built:.1f} s):")
     for runs, seconds, rss in results:
         print(f"  {runs:,} runs, one cheap scorer: {seconds:.1f} s ({runs / seconds:,.0f} runs/s), "

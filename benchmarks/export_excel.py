@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
 import sqlite3
 import subprocess
@@ -37,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.memory import own_peak_mb  # noqa: E402
 
 from exporters import write_excel  # noqa: E402
 from exporters._cells import EXCEL_CONVERTERS  # noqa: E402
@@ -177,7 +178,7 @@ def _child(mode: str, store_path: str) -> None:
         out = Path(tmp) / "bench.xlsx"
         seconds = {"raw": lambda: run_raw(store, out), "read": lambda: run_read(store),
                    "ours": lambda: run_ours(store, out)}[mode]()
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_mb = own_peak_mb()
     print(json.dumps({"seconds": seconds, "peak_mb": peak_mb}))
 
 

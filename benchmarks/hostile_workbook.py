@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.support.hostile import bomb_part, first_sheet, rebuild  # noqa: E402
 
-_CHILD = ("import resource, sys; from harness.cli import main\n"
+_CHILD = ("import sys; from harness.cli import main; from benchmarks.memory import own_peak_mb\n"
           "try:\n    main(['audit', sys.argv[1]])\nexcept SystemExit as e:\n"
-          "    print(e.code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)")
+          "    print(e.code, own_peak_mb(), file=sys.stderr)")
 
 
 def _export(path: Path) -> None:
@@ -41,8 +41,8 @@ def _audit(path: Path) -> tuple[str, str, float, float]:
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True, text=True)
     *lines, last = done.stderr.strip().splitlines()
-    code, peak_kb = last.split()
-    return code, (lines[0] if lines else ""), time.perf_counter() - started, int(peak_kb) / 1024
+    code, peak_mb = last.split()
+    return code, (lines[0] if lines else ""), time.perf_counter() - started, float(peak_mb)
 
 
 def main() -> None:

@@ -106,12 +106,13 @@ def commands(store: Path) -> list[tuple[str, list[str]]]:
 
 
 _MEASURED = """
-import json, resource, sys, time
+import json, sys, time
 sys.path.insert(0, {root!r})
+from benchmarks.memory import own_peak_mb
 started = time.perf_counter()
 {code}
 print(json.dumps({{"seconds": time.perf_counter() - started,
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+                  "peak_mb": own_peak_mb()}}))
 """
 
 
