@@ -452,7 +452,7 @@ def _value_warnings(values: Mapping[str, tuple[_Side, _Side]], a: str, b: str,
                         f"{sa.not_completed}, {b} {sb.not_completed}) are left out of {', '.join(left_out)}")
     for name, (sa, sb) in values.items():
         if sa.missing + sb.missing:
-            what = "a pass (passed is empty)" if name == "pass_rate" else f"a {name} value"
+            what = "a pass (passed is empty)" if name == "pass_rate" else f"a value of {name}"
             warnings.append(f"{sa.missing + sb.missing} run(s) without {what} are left out of {name} "
                             f"({a} {sa.missing}, {b} {sb.missing})")
         if sa.non_finite + sb.non_finite:
