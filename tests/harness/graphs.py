@@ -171,12 +171,13 @@ def async_graph(model=None):
     return g.compile()
 
 
-def single_node(fn):
+def single_node(fn, name: str = "only", checkpointer=None):
+    """A graph of one node, ``name``, that runs ``fn`` (a function or a compiled subgraph)."""
     g = StateGraph(State)
-    g.add_node("only", fn)
-    g.add_edge(START, "only")
-    g.add_edge("only", END)
-    return g.compile()
+    g.add_node(name, fn)
+    g.add_edge(START, name)
+    g.add_edge(name, END)
+    return g.compile(checkpointer=checkpointer)
 
 
 def functional(model=None):

@@ -40,23 +40,19 @@ def test_anything_but_a_regular_file_is_refused_at_once_by_every_reader(tmp_path
         assert f"it is {what}, not a regular file" in str(refused.value) and str(path) in str(refused.value)
 
 
-def test_a_file_over_its_kind_limit_is_refused_before_it_is_read(tmp_path):
-    path = tmp_path / "prices.toml"
+@pytest.mark.parametrize(("name", "size", "read", "refusal"), [
+    pytest.param("prices.toml", SMALL_FILE_BYTES + 1, lambda path: read_bytes(path, PRICES),
+                 r"it is 10 MB, over the 10 MB limit for a prices file", id="prices file over 10 MB"),
+    pytest.param("cases.jsonl", DATASET.max_bytes + 1, lambda path: list(read_lines(path, DATASET)),
+                 r"over the 1 GB limit for a dataset", id="dataset over a gigabyte"),
+])
+def test_a_file_over_its_kind_limit_is_refused_before_it_is_read(tmp_path, name, size, read, refusal):
+    path = tmp_path / name
     with open(path, "wb") as file:
-        file.truncate(SMALL_FILE_BYTES + 1)  # sparse: nothing is written
+        file.truncate(size)  # sparse: nothing is written
     started = time.perf_counter()
-    with pytest.raises(InputError, match=r"it is 10 MB, over the 10 MB limit for a prices file"):
-        read_bytes(path, PRICES)
-    assert time.perf_counter() - started < 0.5
-
-
-def test_a_dataset_over_a_gigabyte_is_refused_before_it_is_read(tmp_path):
-    path = tmp_path / "cases.jsonl"
-    with open(path, "wb") as file:
-        file.truncate(DATASET.max_bytes + 1)
-    started = time.perf_counter()
-    with pytest.raises(InputError, match=r"over the 1 GB limit for a dataset"):
-        list(read_lines(path, DATASET))
+    with pytest.raises(InputError, match=refusal):
+        read(path)
     assert time.perf_counter() - started < 0.5
 
 
@@ -223,17 +219,22 @@ CLI_INPUTS = {
 }
 
 
+def _cli_input(capsys, monkeypatch, tmp_path, option: str, path) -> tuple[int, str]:
+    """Run the command line of CLI_INPUTS[option] with its input file at ``path``."""
+    args, env = CLI_INPUTS[option]
+    store = _empty_store(tmp_path) if "{store}" in " ".join(args) else ""
+    for name, value in env.items():
+        monkeypatch.setenv(name, value.format(path=path))
+    return _cli(capsys, *(a.format(path=path, store=store) for a in args))
+
+
 @pytest.mark.parametrize("kind", NOT_REGULAR)
 @pytest.mark.parametrize("option", list(CLI_INPUTS))
 def test_every_input_file_option_refuses_what_is_not_a_regular_file_in_one_line(
         capsys, monkeypatch, tmp_path, option, kind):
     monkeypatch.chdir(tmp_path)
     path = not_regular_file(tmp_path, kind, "cases.jsonl" if option == "--dataset" else "input.json")
-    args, env = CLI_INPUTS[option]
-    store = _empty_store(tmp_path) if "{store}" in " ".join(args) else ""
-    for name, value in env.items():
-        monkeypatch.setenv(name, value.format(path=path))
-    code, err = _cli(capsys, *(a.format(path=path, store=store) for a in args))
+    code, err = _cli_input(capsys, monkeypatch, tmp_path, option, path)
     assert code == 2 and err.count("\n") == 1 and err.startswith("harness: error: ")
     if option == "--dataset" and kind == "device":  # /dev/zero itself: refused for its name first
         assert "a dataset is .jsonl, .json or .csv" in err
@@ -248,9 +249,5 @@ def test_every_small_input_file_is_refused_over_ten_megabytes_without_reading_it
     path = tmp_path / "input.json"
     with open(path, "wb") as file:
         file.truncate(SMALL_FILE_BYTES + 1)
-    args, env = CLI_INPUTS[option]
-    store = _empty_store(tmp_path) if "{store}" in " ".join(args) else ""
-    for name, value in env.items():
-        monkeypatch.setenv(name, value.format(path=path))
-    code, err = _cli(capsys, *(a.format(path=path, store=store) for a in args))
+    code, err = _cli_input(capsys, monkeypatch, tmp_path, option, path)
     assert code == 2 and err.count("\n") == 1 and "over the 10 MB limit" in err

@@ -9,7 +9,6 @@ import json
 
 import pandas as pd
 import pytest
-from langgraph.graph import END, START, StateGraph
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -148,16 +147,9 @@ def test_rows_a_node_logs_inside_a_subgraph_carry_its_agent_and_inner_node(harne
         current_run(config).log("plans", {"num_tasks": 1, "full_plan": [{"step": 1}]}, config=config)
         return {"log": ["worker"]}
 
-    inner = StateGraph(graphs.State)
-    inner.add_node("worker", worker)
-    inner.add_edge(START, "worker")
-    inner.add_edge("worker", END)
-    outer = StateGraph(graphs.State)
-    outer.add_node("planner_agent", inner.compile())
-    outer.add_edge(START, "planner_agent")
-    outer.add_edge("planner_agent", END)
+    outer = graphs.single_node(graphs.single_node(worker, "worker"), "planner_agent")
     with harness.run() as run:
-        outer.compile().invoke({"log": []}, run.config)
+        outer.invoke({"log": []}, run.config)
     plan = harness.sheets([run.run_id])["plans"].iloc[0]
     assert (plan.node, plan.agent_name) == ("worker", "planner_agent")
 
@@ -221,15 +213,7 @@ def test_a_human_in_the_loop_interrupt_inside_an_agent_stays_interrupted(harness
     def approve(state):
         return {"log": [f"approved:{interrupt('approve?')}"]}
 
-    inner = StateGraph(graphs.State)
-    inner.add_node("approve", approve)
-    inner.add_edge(START, "approve")
-    inner.add_edge("approve", END)
-    outer = StateGraph(graphs.State)
-    outer.add_node("reviewer", inner.compile())
-    outer.add_edge(START, "reviewer")
-    outer.add_edge("reviewer", END)
-    graph = outer.compile(checkpointer=InMemorySaver())
+    graph = graphs.single_node(graphs.single_node(approve, "approve"), "reviewer", checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "review"}}
     with harness.run() as run:
         graph.invoke({"log": []}, {**run.config, **config})

@@ -155,7 +155,8 @@ def test_streamed_chat_model_counts_tokens_once_and_times_the_first_token(harnes
     assert 0 <= llm.time_to_first_token_ms <= llm.execution_time_ms
 
 
-def test_tool_that_raises_is_a_failed_tool_call_with_its_error(harness):
+def failing_tool_run(harness):
+    """The sheets of a run whose one node calls ``graphs.broken`` and survives its ValueError."""
     def node(state, config):
         try:
             graphs.broken.invoke({"query": "x"}, config)
@@ -165,22 +166,18 @@ def test_tool_that_raises_is_a_failed_tool_call_with_its_error(harness):
 
     with harness.run(subject="tools") as run:
         graphs.single_node(node).invoke({"log": []}, run.config)
-    tool = harness.sheets([run.run_id])["tool_calls"].iloc[0]
+    return harness.sheets([run.run_id])
+
+
+def test_tool_that_raises_is_a_failed_tool_call_with_its_error(harness):
+    f = failing_tool_run(harness)
+    tool = f["tool_calls"].iloc[0]
     assert tool.status == "fail" and "backend unavailable for x" in tool.error and tool.tool_output is None
-    assert harness.sheets([run.run_id])["runs"].iloc[0].status == "completed"
+    assert f["runs"].iloc[0].status == "completed"
 
 
 def test_a_tool_that_raises_keeps_its_traceback_down_to_the_failing_line(harness):
-    def node(state, config):
-        try:
-            graphs.broken.invoke({"query": "x"}, config)
-        except ValueError:
-            pass
-        return {"log": ["survived"]}
-
-    with harness.run(subject="tools") as run:
-        graphs.single_node(node).invoke({"log": []}, run.config)
-    f = harness.sheets([run.run_id])
+    f = failing_tool_run(harness)
     trace = f["tool_calls"].iloc[0].traceback
     assert trace.startswith("Traceback (most recent call last):\n")
     assert trace.endswith("ValueError: backend unavailable for x\n")
