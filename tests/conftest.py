@@ -23,6 +23,16 @@ def unwritable_dir(tmp_path: Path) -> Iterator[Path]:
     directory.chmod(0o700)
 
 
+@pytest.fixture
+def thread_harness(tmp_path: Path):
+    """A Harness on ``runs.db`` in ``tmp_path`` whose writer is a thread; closed after the test."""
+    from harness import Harness
+
+    harness = Harness(tmp_path / "runs.db", writer="thread")
+    yield harness
+    harness.close()
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[str]:
     """A real PostgreSQL server for the session (see tests/support/postgres.py)."""

@@ -5,28 +5,22 @@ mixed), and pass@k per experiment and dataset case."""
 from __future__ import annotations
 
 import math
-import warnings
 
 import pytest
 from rich.console import Console
 
-from harness import Harness
 from harness.audit import audit_frames
 from harness.audit._html import render_html
 from harness.audit._terminal import summary
 from tests.experiment.agents import react_agent
 from tests.experiment.test_runner import capital_cases
 from tests.harness import graphs
-from tests.harness.teams import supervisor_system
-
-QUESTION = {"messages": [{"role": "user", "content": "What was the combined headcount of Apple and Netflix in 2024?"}]}
+from tests.harness.teams import QUESTION, supervisor_system
 
 
 @pytest.fixture
-def h(tmp_path):
-    harness = Harness(tmp_path / "runs.db", writer="thread")
-    yield harness
-    harness.close()
+def h(thread_harness):
+    return thread_harness
 
 
 def text_of(result) -> str:
@@ -37,9 +31,7 @@ def text_of(result) -> str:
 
 def test_a_run_that_called_two_models_counts_for_both_marked_mixed_with_each_models_cost(h):
     pytest.importorskip("langgraph_supervisor")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # langgraph-supervisor builds with create_react_agent, marked as moved
-        graph = supervisor_system()
+    graph = supervisor_system()
     with h.run(workflow="supervisor") as supervised:  # gpt-4o supervises, the experts are gpt-4o-mini
         graph.invoke(QUESTION, supervised.config)
     with h.run(workflow="plain") as plain:  # llama-3.1-8b-instant only

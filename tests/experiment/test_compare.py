@@ -37,10 +37,8 @@ def write_experiment(store, name, outcomes, *, latency=None, answers=None, statu
 
 
 @pytest.fixture
-def h(tmp_path):
-    harness = Harness(tmp_path / "runs.db", writer="thread")
-    yield harness
-    harness.close()
+def h(thread_harness):
+    return thread_harness
 
 
 def run_cli(*args):

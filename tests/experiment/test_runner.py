@@ -23,10 +23,8 @@ def capital_cases(n=4, **extra):
 
 
 @pytest.fixture
-def h(tmp_path):
-    with_harness = Harness(tmp_path / "runs.db", writer="thread")
-    yield with_harness
-    with_harness.close()
+def h(thread_harness):
+    return thread_harness
 
 
 def runs_of(h, experiment, *columns):

@@ -21,10 +21,8 @@ from .test_runner import capital_cases
 
 
 @pytest.fixture
-def h(tmp_path):
-    with_harness = Harness(tmp_path / "runs.db", writer="thread")
-    yield with_harness
-    with_harness.close()
+def h(thread_harness):
+    return thread_harness
 
 
 def scores_of(h, experiment):

@@ -76,6 +76,10 @@ def _react_agent(model: BaseChatModel, tools: list[Any], name: str, prompt: str)
         return create_react_agent(model=model, tools=tools, name=name, prompt=prompt)
 
 
+#: The question the supervisor's scripts answer: research finds the headcounts, math adds them.
+QUESTION = {"messages": [{"role": "user", "content": "What was the combined headcount of Apple and Netflix in 2024?"}]}
+
+
 def supervisor_scripts() -> dict[str, list[Any]]:
     """One run of the supervisor README: research, then math, then the answer."""
     return {
@@ -90,7 +94,8 @@ def supervisor_scripts() -> dict[str, list[Any]]:
 
 
 def supervisor_system(scripts: dict[str, list[Any]] | None = None) -> Any:
-    """langgraph-supervisor's README: a supervisor with a research and a math expert, compiled."""
+    """langgraph-supervisor's README: a supervisor with a research and a math expert, compiled
+    (without the warning that it builds with create_react_agent, which LangGraph 1.x marks as moved)."""
     from langgraph_supervisor import create_supervisor
 
     scripts = scripts if scripts is not None else supervisor_scripts()
@@ -99,13 +104,15 @@ def supervisor_system(scripts: dict[str, list[Any]] | None = None) -> Any:
     research_agent = _react_agent(ScriptedChatModel(script=scripts["research_expert"]), [web_search],
                                   "research_expert", "You are a world class researcher with access to web search. "
                                   "Do not do any math.")
-    workflow = create_supervisor(
-        [research_agent, math_agent],
-        model=ScriptedChatModel(script=scripts["supervisor"], model_name="gpt-4o"),
-        prompt="You are a team supervisor managing a research expert and a math expert. For current events, use "
-               "research_agent. For math problems, use math_agent.",
-    )
-    return workflow.compile()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        workflow = create_supervisor(
+            [research_agent, math_agent],
+            model=ScriptedChatModel(script=scripts["supervisor"], model_name="gpt-4o"),
+            prompt="You are a team supervisor managing a research expert and a math expert. For current events, "
+                   "use research_agent. For math problems, use math_agent.",
+        )
+        return workflow.compile()
 
 
 def swarm_scripts() -> dict[str, list[Any]]:

@@ -17,23 +17,20 @@ from harness import Harness, current_run
 from harness.cli import main
 
 from . import graphs
-from .teams import (ScriptedChatModel, say, supervisor_scripts, supervisor_system, swarm_system, transcript,
-                    web_search)
+from .teams import (QUESTION, ScriptedChatModel, say, supervisor_scripts, supervisor_system, swarm_system,
+                    transcript, web_search)
 
 pytest.importorskip("langgraph_supervisor")
 pytest.importorskip("langgraph_swarm")
 # langgraph-supervisor builds its supervisor with create_react_agent, which LangGraph 1.x marks as moved
 pytestmark = pytest.mark.filterwarnings("ignore:create_react_agent has been moved")
 
-QUESTION = {"messages": [{"role": "user", "content": "What was the combined headcount of Apple and Netflix in 2024?"}]}
 SWARM_TURNS = ("i'd like to speak to Bob", "what's 5 + 7?")
 
 
 @pytest.fixture
-def harness(tmp_path):
-    h = Harness(store=tmp_path / "runs.db", writer="thread")
-    yield h
-    h.close()
+def harness(thread_harness):
+    return thread_harness
 
 
 def supervisor_run(harness, **kwargs):

@@ -4,12 +4,9 @@ went; the report's waterfall colours its rows by agent (in a real headless Chrom
 from __future__ import annotations
 
 import json
-import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
 
 from harness import Harness, Store
 from harness.cli import main
@@ -17,13 +14,11 @@ from harness.view import load_run
 from harness.view.report import detail, write_report
 from harness.view.text import agent_sections, run_tree
 from tests.harness import graphs
-from tests.harness.teams import supervisor_system
-from tests.support.browser import chromium
+from tests.harness.teams import QUESTION, supervisor_system
 
 from .test_text import render
 
 pytest.importorskip("langgraph_supervisor")
-QUESTION = {"messages": [{"role": "user", "content": "What was the combined headcount of Apple and Netflix in 2024?"}]}
 
 
 @pytest.fixture(scope="module")
@@ -31,9 +26,7 @@ def runs(tmp_path_factory) -> tuple[Path, str, str]:
     """A store with a supervisor run and a run of a graph without subgraphs."""
     path = tmp_path_factory.mktemp("agents") / "runs.db"
     h = Harness(path, writer="inline")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # langgraph-supervisor builds with create_react_agent, marked as moved
-        graph = supervisor_system()
+    graph = supervisor_system()
     with h.run(workflow="supervisor") as supervised:
         graph.invoke(QUESTION, supervised.config)
     with h.run(workflow="plain") as plain:
@@ -100,21 +93,10 @@ def test_the_reports_waterfall_data_carries_each_rows_agent_and_handoff(runs):
     assert "agents" not in detail(load_run(Store(path), plain))
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
-        yield launched
-        launched.close()
-
-
-def test_the_waterfall_colours_each_row_by_its_agent_with_a_key(runs, browser, tmp_path):
+def test_the_waterfall_colours_each_row_by_its_agent_with_a_key(runs, opened, tmp_path):
     path, supervised, _ = runs
     report = write_report(Store(path), tmp_path / "report.html").path
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(report.as_uri() + f"#run={supervised}")
+    page = opened.open(report, f"#run={supervised}")  # a 1400 x 1000 tab of the module's Chromium
     page.wait_for_selector("#run:not([hidden]) #waterfall svg")
     bars = page.locator("#waterfall .bar").count()
     marks = page.eval_on_selector_all("#waterfall rect.agent", "rs => rs.map(r => r.getAttribute('fill'))")
@@ -129,5 +111,4 @@ def test_the_waterfall_colours_each_row_by_its_agent_with_a_key(runs, browser, t
     page.hover("#waterfall .bar[data-kind=tool] >> nth=0")
     tip = page.text_content("#tip")
     assert "agent supervisor" in tip and "handed off to research_expert" in tip
-    page.close()
-    assert errors == []
+    assert opened.errors == []
