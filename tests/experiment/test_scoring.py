@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 import textwrap
 
 import pytest
@@ -15,6 +13,7 @@ from langchain_core.messages import AIMessage
 import harness.scorers as scorers
 from harness import Harness, Score
 from harness.experiment.errors import ExperimentError
+from tests.support.cli import harness_cli
 
 from .agents import react_agent
 from .test_runner import capital_cases
@@ -240,9 +239,8 @@ SCORERS_MODULE = """
 """
 
 
-def cli(tmp_path, *args):
-    return subprocess.run([sys.executable, "-m", "harness", *args], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=120)
+def cli(project, *args):
+    return harness_cli(*args, cwd=project)
 
 
 @pytest.fixture(scope="module")

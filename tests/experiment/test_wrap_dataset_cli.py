@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from harness import Store
+from tests.support.cli import harness_cli
 
 ROOT = Path(__file__).parents[2]
 AGENT = "tests.experiment.agents:app"
@@ -18,8 +17,7 @@ AGENT = "tests.experiment.agents:app"
 
 def harness(cwd, *args, env=None):
     environ = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "harness", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=180, env=environ)
+    return harness_cli(*args, cwd=cwd, timeout=180, env=environ)
 
 
 def dataset(tmp_path, cases, name="cases.jsonl"):

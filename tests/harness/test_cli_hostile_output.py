@@ -14,16 +14,14 @@ import os
 import re
 import sqlite3
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
-OPENAI_KEY = "sk-proj-" + "Xq7Lm2Pz9Rt4Vw8Ks3Nb6Hd1Fg5Jc0Ye2Ua7Oi4Me9Tr3Wq"  # sk-proj- and 48 characters
-GITHUB_KEY = "ghp_" + "R2d2C3poBB8aLuke5kyW4lkerH4nSoL0ea1a"  # ghp_ and 36 characters
-#: Sets the window title (OSC 2, ended by BEL), then clears the screen (CSI 2J).
-HOSTILE = "\x1b]2;pwned\x07\x1b[2J"
+from tests.support.cli import harness_cli
+from tests.support.secrets import GITHUB_KEY, OPENAI_KEY
+from tests.support.terminal import CONTROL, HOSTILE, SGR
 
 GRAPH = textwrap.dedent(f'''
     import logging, operator
@@ -59,16 +57,12 @@ GRAPH = textwrap.dedent(f'''
     failing = build(("rotate", lambda s, config: {{"log": [rotate.invoke({{"query": "acme"}}, config)]}}))
 ''')
 
-#: SGR (colour) sequences are ours; any other escape sequence would come from the data.
-_SGR = re.compile(r"\x1b\[[0-9;]*m")
-
 
 def harness(project: Path, *args: str, terminal: bool = False) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR", "TERM", "COLUMNS")}
     if terminal:  # rich then writes as to a terminal: colours, cursor moves, the terminal's width
         env.update(FORCE_COLOR="1", TERM="xterm-256color", COLUMNS="200")
-    return subprocess.run([sys.executable, "-m", "harness", *args], cwd=project, capture_output=True, text=True,
-                          timeout=120, env=env)
+    return harness_cli(*args, cwd=project, env=env)
 
 
 #: What a progress bar on a terminal writes besides colours: hide and show the cursor, go
@@ -82,9 +76,8 @@ def assert_clean(text: str, *, progress: bool = False) -> None:
     assert OPENAI_KEY not in text and GITHUB_KEY not in text
     assert OPENAI_KEY[8:30] not in text and GITHUB_KEY[4:26] not in text  # nor a recognisable part
     assert "\x1b]" not in text and "\x1b[2J" not in text and "\x07" not in text
-    rest = _SGR.sub("", _PROGRESS.sub("", text) if progress else text)
-    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", rest), repr(
-        re.search(r".{0,20}[\x00-\x08\x0b-\x1f\x7f-\x9f].{0,20}", rest).group())
+    rest = SGR.sub("", _PROGRESS.sub("", text) if progress else text)
+    assert not re.search(CONTROL, rest), repr(re.search(f".{{0,20}}{CONTROL}.{{0,20}}", rest).group())
 
 
 @pytest.fixture(scope="module")
@@ -134,7 +127,7 @@ def test_list_shows_secrets_redacted_and_escapes_inert(project, terminal):
     assert_clean(done.stdout + done.stderr)
     assert "[REDACTED]" in done.stdout and "\\x1b]2;pwned" in done.stdout
     if terminal:
-        assert _SGR.search(done.stdout)  # our colours still reach a terminal
+        assert SGR.search(done.stdout)  # our colours still reach a terminal
     else:  # measured as printed: piped, the subject is not wrapped
         assert "\\x1b]2;pwned\\x07\\x1b[2JAcme" in done.stdout
 
@@ -146,7 +139,7 @@ def test_show_shows_a_tool_output_with_escapes_as_visible_text(project, terminal
     assert_clean(done.stdout + done.stderr)
     assert "\\x1b]2;pwned" in done.stdout and "\\x1b[2J" in done.stdout and "[REDACTED]" in done.stdout
     if terminal:
-        assert _SGR.search(done.stdout)
+        assert SGR.search(done.stdout)
 
 
 def test_json_output_is_the_exact_data_with_secrets_redacted(project):

@@ -15,6 +15,8 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.cli._output import MAX_LINE, SafeConsole, guarded_output, one_line, progress, say, show, show_json
+from tests.support.secrets import OPENAI_KEY
+from tests.support.terminal import CONTROL, HOSTILE, SGR
 
 
 def test_a_piped_table_is_printed_at_the_width_it_needs_not_cut_at_80_columns(capsys):
@@ -46,13 +48,9 @@ def test_writes_after_the_reader_closed_the_pipe_are_dropped_quietly(monkeypatch
 
 # --- one printing path: scrubbed, inert, one line --------------------------------------------
 
-KEY = "sk-proj-" + "Xq7Lm2Pz9Rt4Vw8Ks3Nb6Hd1Fg5Jc0Ye2Ua7Oi4Me9Tr3Wq"
-HOSTILE = "\x1b]2;pwned\x07\x1b[2J"
-
-
 def _controls(text: str) -> list[str]:
     """Control characters left once our colour sequences are taken out."""
-    return re.findall(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", re.sub(r"\x1b\[[0-9;]*m", "", text))
+    return re.findall(CONTROL, SGR.sub("", text))
 
 
 def test_a_message_is_one_line_with_a_huge_name_cut_and_its_length_said():
@@ -69,10 +67,10 @@ def test_a_long_message_of_short_words_keeps_its_start_and_its_end():
 
 
 def test_a_message_is_redacted_and_its_control_characters_shown():
-    assert one_line(f"bad key {KEY}{HOSTILE}") == "bad key [REDACTED]\\x1b]2;pwned\\x07\\x1b[2J"
+    assert one_line(f"bad key {OPENAI_KEY}{HOSTILE}") == "bad key [REDACTED]\\x1b]2;pwned\\x07\\x1b[2J"
 
 
-@pytest.mark.parametrize("text", [Text(f"key {KEY}"), f"key {KEY}"], ids=["Text", "str"])
+@pytest.mark.parametrize("text", [Text(f"key {OPENAI_KEY}"), f"key {OPENAI_KEY}"], ids=["Text", "str"])
 def test_a_secret_folded_over_lines_of_a_narrow_column_is_redacted_before_the_fold(text):
     table = Table()
     table.add_column("note", width=12, overflow="fold")
@@ -80,7 +78,7 @@ def test_a_secret_folded_over_lines_of_a_narrow_column_is_redacted_before_the_fo
     out = io.StringIO()
     SafeConsole(file=out, force_terminal=True, width=40).print(table)
     assert "[REDACTED]" in out.getvalue().replace("│", "").replace(" ", "").replace("\n", "")
-    assert KEY[8:16] not in out.getvalue()
+    assert OPENAI_KEY[8:16] not in out.getvalue()
 
 
 def test_styles_survive_scrubbing_and_stored_markup_stays_text():
@@ -94,7 +92,7 @@ def test_styles_survive_scrubbing_and_stored_markup_stays_text():
 
 
 def test_json_is_exact_with_secrets_redacted_and_every_control_escaped(capsys):
-    data = {"out": f"{HOSTILE}\x9b2J\x7f\u2028", KEY: [KEY, 1, None]}
+    data = {"out": f"{HOSTILE}\x9b2J\x7f\u2028", OPENAI_KEY: [OPENAI_KEY, 1, None]}
     show_json(data)
     printed = capsys.readouterr().out
     assert json.loads(printed) == {"out": f"{HOSTILE}\x9b2J\x7f\u2028", "[REDACTED]": ["[REDACTED]", 1, None]}
@@ -107,10 +105,10 @@ def test_other_writers_are_redacted_and_lose_every_control_but_colour(capsys):
         handler = logging.StreamHandler()  # a library's handler, on the command's standard error
         logger.addHandler(handler)
         try:
-            logger.warning("retry with %s %s\x1b[31mred\x1b[0m", KEY, HOSTILE)
+            logger.warning("retry with %s %s\x1b[31mred\x1b[0m", OPENAI_KEY, HOSTILE)
         finally:
             logger.removeHandler(handler)
-        print(f"{KEY}{HOSTILE}", file=sys.stdout)
+        print(f"{OPENAI_KEY}{HOSTILE}", file=sys.stdout)
     captured = capsys.readouterr()
     assert "retry with [REDACTED] \\x1b]2;pwned\\x07\\x1b[2J\x1b[31mred\x1b[0m" in captured.err
     assert captured.out == "[REDACTED]\\x1b]2;pwned\\x07\\x1b[2J\n"
@@ -120,11 +118,12 @@ def test_a_progress_bar_on_a_terminal_shows_a_label_scrubbed(monkeypatch):
     out = io.StringIO()
     monkeypatch.setenv("FORCE_COLOR", "1")
     monkeypatch.setattr("sys.stderr", out)
-    with progress(f"experiment {KEY}{HOSTILE}", 2) as bar:
+    with progress(f"experiment {OPENAI_KEY}{HOSTILE}", 2) as bar:
         assert bar is not None
         bar()
     printed = out.getvalue()
-    assert KEY[8:20] not in printed and "[REDACTED]" in printed and "\x07" not in printed and "\x1b]" not in printed
+    assert OPENAI_KEY[8:20] not in printed and "[REDACTED]" in printed
+    assert "\x07" not in printed and "\x1b]" not in printed
 
 
 def test_no_command_prints_but_through_the_one_printing_path():

@@ -6,13 +6,13 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import time
 from http.server import BaseHTTPRequestHandler
 
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from tests.support.cli import harness_cli
 from tests.support.loopback import serving
 
 
@@ -36,9 +36,8 @@ class Receiver(BaseHTTPRequestHandler):
 def harness_run(tmp_path, env: dict[str, str]) -> tuple[subprocess.CompletedProcess, float]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "harness", "run", "Acme Corp", "--no-excel", "--store",
-                           str(tmp_path / "runs.db")], env={**clean, **env}, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    done = harness_cli("run", "Acme Corp", "--no-excel", "--store", str(tmp_path / "runs.db"), env={**clean, **env},
+                       cwd=tmp_path)
     return done, time.perf_counter() - started
 
 

@@ -19,6 +19,7 @@ from harness.store import StoreUnavailable
 from harness.store.copy import copy_runs
 from harness.store.migrations import SCHEMA_VERSION
 from tests.experiment.agents import react_agent, sync_graph
+from tests.support.cli import harness_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = [{"id": f"q{i}", "input": {"messages": [["user", f"What is the capital of {c}?"]]},
@@ -145,8 +146,7 @@ def test_a_newer_store_is_refused_with_one_line(pg_url, capsys):
 
 def test_an_unreachable_server_is_one_line_and_exit_2_quickly():
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "harness", "list", "--store", "postgresql://u@127.0.0.1:1/none"],
-                          capture_output=True, text=True, timeout=60)
+    done = harness_cli("list", "--store", "postgresql://u@127.0.0.1:1/none", timeout=60)
     assert done.returncode == 2 and time.monotonic() - started < 15
     assert done.stderr.startswith("harness: error: cannot open store") and len(done.stderr.splitlines()) == 1
 

@@ -1,13 +1,12 @@
 """`harness wrap MODULE:ATTR`: run a user's graph under the harness from the shell."""
 
 import json
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 from harness import Store
+from tests.support.cli import harness_cli
 
 GRAPH = textwrap.dedent('''
     import operator
@@ -42,8 +41,7 @@ def project(tmp_path):
 
 
 def harness(project, *args):
-    return subprocess.run([sys.executable, "-m", "harness", *args], cwd=project, capture_output=True,
-                          text=True, timeout=120)
+    return harness_cli(*args, cwd=project)
 
 
 def test_wrap_runs_a_compiled_graph_and_records_it(project):

@@ -76,6 +76,11 @@ WRITTEN: dict[str, tuple[str, str]] = {name: (secret, secret) for name, (_, secr
     "secret-key-value": ('password: "correct horse battery"', "correct horse battery"),
 }
 
+#: Keys put where the CLI prints: an OpenAI project key (sk-proj- and 48 characters) and the
+#: GitHub token of WRITTEN (ghp_ and 36 characters).
+OPENAI_KEY = "sk-proj-" + "Xq7Lm2Pz9Rt4Vw8Ks3Nb6Hd1Fg5Jc0Ye2Ua7Oi4Me9Tr3Wq"
+GITHUB_KEY = WRITTEN["github-token"][0]
+
 #: name -> (what stands before a secret, what after it). Those named "escaped" are two or
 #: more characters as JSON text and Python reprs hold them (a backslash and a letter ...).
 SEPARATORS: dict[str, tuple[str, str]] = {

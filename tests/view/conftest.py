@@ -5,9 +5,9 @@ tabs of a real headless Chromium to open reports in."""
 
 from __future__ import annotations
 
+import json
+import re
 import sqlite3
-import subprocess
-import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +20,7 @@ from tests.experiment.agents import react_agent
 from tests.experiment.test_runner import capital_cases
 from tests.harness import graphs
 from tests.support.browser import chromium
+from tests.support.cli import harness_cli  # noqa: F401 - the view's tests import it from here
 
 
 @dataclass(frozen=True)
@@ -104,10 +105,11 @@ def recorded(tmp_path_factory) -> Recorded:
     return record(tmp_path_factory.mktemp("view") / "runs.db")
 
 
-def harness_cli(*args: str, cwd: Path | None = None, **kwargs) -> subprocess.CompletedProcess[str]:
-    """The installed command, as a user runs it."""
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True, timeout=120,
-                          cwd=cwd, **kwargs)
+def page_json(page: str, script_id: str):
+    """The JSON a report page carries inline, in its ``<script type=application/json id=...>``."""
+    found = re.search(rf"<script type=application/json id={script_id}>(.*?)</script>", page, re.S)
+    assert found, f"no inline {script_id}"
+    return json.loads(found.group(1))
 
 
 @pytest.fixture(scope="session")

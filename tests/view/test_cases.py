@@ -14,6 +14,8 @@ from harness.view import load_runs
 from harness.view.cases import CaseTable
 from harness.view.report import render
 
+from .conftest import page_json
+
 
 def _table(path, **options) -> CaseTable:
     store = Store(path)
@@ -22,12 +24,6 @@ def _table(path, **options) -> CaseTable:
         table.add(index, view)
     store.close()
     return table
-
-
-def _cases(page: str) -> dict:
-    found = re.search(r"<script type=application/json id=report-cases>(.*?)</script>", page, re.S)
-    assert found, "no cases"
-    return json.loads(found.group(1))
 
 
 def _sqlite(path, query: str, *args) -> list[tuple]:
@@ -88,7 +84,7 @@ def test_every_ordered_pair_is_compared_once_and_each_experiments_cases_are_carr
     names = ["twice", "cand", "base"]
     assert sorted(asked) == sorted((a, b) for a in names for b in names if a != b)
     assert len(re.findall(r"<template id=cmp-\d-\d>", page)) == 6
-    assert set(_cases(page)) == set(names)  # per experiment, not per pair
+    assert set(page_json(page, "report-cases")) == set(names)  # per experiment, not per pair
     assert page.count("id=report-cases") == 1
 
 
@@ -109,7 +105,7 @@ def test_a_pairs_template_holds_the_statistics_of_harness_compare(compared):
 def test_without_a_compare_function_the_view_shows_the_cases_and_no_statistics(compared):
     store = Store(compared.path)
     page = render(load_runs(store, store.run_ids()[::-1]), source="s")
-    assert "<template id=" not in page and set(_cases(page)) == {"twice", "cand", "base"}
+    assert "<template id=" not in page and set(page_json(page, "report-cases")) == {"twice", "cand", "base"}
     assert "id=compare>" in page
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from harness.cli import main
 
-from .conftest import harness_cli
+from .conftest import harness_cli, page_json
 
 
 @pytest.fixture
@@ -199,7 +199,7 @@ def test_report_of_two_experiments_summarises_both_and_keeps_the_newest_up_to_th
 
 
 def _compare_data(page: str) -> dict:
-    data = json.loads(re.search(r"<script type=application/json id=report-data>(.*?)</script>", page, re.S).group(1))
+    data = page_json(page, "report-data")
     return {**data["compare"], "templates": re.findall(r"<template id=(cmp-\d+-\d+)>", page)}
 
 

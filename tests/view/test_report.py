@@ -18,6 +18,8 @@ from harness.view.report import BLOCK_RUNS, FIELD_CHARS, PAYLOAD_KEYS, render, s
 from harness.view import load_runs
 from tests.harness import graphs
 
+from .conftest import page_json
+
 #: ``Comparison.to_dict()`` as ``harness compare --json`` prints it.
 COMPARISON = {
     "a": "base", "b": "cand", "alpha": 0.05, "paired_cases": 30, "unpaired": {"a_only": [], "b_only": ["c31", "c32"]},
@@ -45,12 +47,6 @@ COMPARISON = {
 }
 
 
-def _data(page: str) -> dict:
-    found = re.search(r"<script type=application/json id=report-data>(.*?)</script>", page, re.S)
-    assert found, "no inline data"
-    return json.loads(found.group(1))
-
-
 def _details(page: str) -> list:
     """Every run's details, unpacked as the page does: blocks of runs, each row's payloads
     looked up in its block's values."""
@@ -76,7 +72,7 @@ def test_the_report_needs_nothing_from_the_network(recorded, tmp_path):
 
 def test_every_run_carries_its_waterfall_rows_and_scores(recorded, tmp_path):
     page = write_report(Store(recorded.path), tmp_path / "r.html").path.read_text()
-    runs = {r["id"]: r for r in _data(page)["runs"]}
+    runs = {r["id"]: r for r in page_json(page, "report-data")["runs"]}
     details = dict(zip(runs, _details(page)))
     assert list(runs) == [recorded.failed, recorded.agent, recorded.credit]  # newest first
     for run_id, detail in details.items():
@@ -135,7 +131,7 @@ def test_payloads_repeated_in_a_block_are_kept_once_beside_those_like_them():
 def test_the_details_of_many_runs_come_in_blocks(many, tmp_path):
     page = write_report(Store(many), tmp_path / "many.html").path.read_text()
     found = re.search(r"data-encoding=gzip\+base64>([A-Za-z0-9+/=,]*)</script>", page)
-    assert found.group(1).count(",") + 1 == -(-1_503 // BLOCK_RUNS) and _data(page)["block"] == BLOCK_RUNS
+    assert found.group(1).count(",") + 1 == -(-1_503 // BLOCK_RUNS) and page_json(page, "report-data")["block"] == BLOCK_RUNS
     assert len(_details(page)) == 1_503
 
 
@@ -145,7 +141,7 @@ def test_text_from_a_run_cannot_end_the_script_it_sits_in(tmp_path):
                           "company_name": "<b>Acme</b>"}])
     page = write_report(store, tmp_path / "x.html").path.read_text()
     assert "<script>alert(1)" not in page and "<b>Acme" not in page
-    assert _data(page)["runs"][0]["err"] == "</script><script>alert(1)</script>"
+    assert page_json(page, "report-data")["runs"][0]["err"] == "</script><script>alert(1)</script>"
 
 
 def test_a_report_holds_the_runs_named_or_those_of_the_experiments_or_the_newest(many, recorded):
@@ -171,7 +167,7 @@ def test_an_experiment_summary_counts_runs_times_tokens_costs_and_scores():
     assert (s.runs, s.completed, s.failed, s.cases) == (3, 2, 1, 2)
     assert s.latency_median_ms == 200.0 and s.latency_p95_ms == pytest.approx(290.0)
     assert (s.tokens_total, s.tokens_mean) == (40, 20.0)
-    assert (s.cost_total, s.priced) == (0.75, 2) and (s.evaluation_mean, s.evaluated) == (0.75, 2)
+    assert (s.cost_total, s.priced) == (0.75, 2) and (s.score_mean, s.scored) == (0.75, 2)
 
 
 def test_experiments_are_summarised_side_by_side_only_when_the_runs_have_them(many, recorded):

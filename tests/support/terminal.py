@@ -1,0 +1,14 @@
+"""What data can do to a terminal, and how to tell our own output from it."""
+
+from __future__ import annotations
+
+import re
+
+#: Sets the window title (OSC 2, ended by BEL), then clears the screen (CSI 2J).
+HOSTILE = "\x1b]2;pwned\x07\x1b[2J"
+
+#: SGR (colour) sequences are ours; any other escape sequence would come from the data.
+SGR = re.compile(r"\x1b\[[0-9;]*m")
+
+#: A control character but newline and tab: C0, DEL and C1.
+CONTROL = r"[\x00-\x08\x0b-\x1f\x7f-\x9f]"
