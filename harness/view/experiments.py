@@ -39,8 +39,8 @@ class ExperimentSummary:
     tokens_mean: float | None
     cost_total: float | None
     priced: int
-    evaluation_mean: float | None
-    evaluated: int
+    score_mean: float | None  # of run_score
+    scored: int
     pass_rate: float | None = None  # passed runs / runs with a pass (runs.passed: evaluators.run_passed)
     judged: int = 0  # runs with a pass
 
@@ -49,14 +49,25 @@ def _p95(values: Sequence[float]) -> float:
     return values[0] if len(values) == 1 else statistics.quantiles(values, n=20, method="inclusive")[-1]
 
 
+def run_score(row: Mapping[str, Any]) -> float | None:
+    """What a run scored, for the summaries: its evaluation score (a credit run), else its
+    answer check's score (``answer_score``: a run of an experiment whose case has one)."""
+    for column in ("evaluation_score", "answer_score"):
+        value = row.get(column)
+        if isinstance(value, (int, float)) and math.isfinite(value):
+            return float(value)
+    return None
+
+
 def summarise(name: str, rows: Sequence[Mapping[str, Any]]) -> ExperimentSummary:
-    """One experiment's summary from its ``runs`` rows (:data:`~.read.LIST_COLUMNS`)."""
+    """One experiment's summary from its ``runs`` rows (:data:`~.read.LIST_COLUMNS`, and
+    ``answer_score``)."""
     def present(column: str) -> list[float]:
         return [float(r[column]) for r in rows if isinstance(r.get(column), (int, float))
                 and math.isfinite(r[column])]
 
-    latency, tokens, costs, scores = (present(c) for c in ("total_time_ms", "total_tokens", "total_cost",
-                                                              "evaluation_score"))
+    latency, tokens, costs = (present(c) for c in ("total_time_ms", "total_tokens", "total_cost"))
+    scores = [s for s in map(run_score, rows) if s is not None]
     passed, judged = pass_rate(r.get("passed") for r in rows)
     return ExperimentSummary(
         name=name, runs=len(rows), completed=sum(r.get("status") == "completed" for r in rows),
@@ -66,7 +77,7 @@ def summarise(name: str, rows: Sequence[Mapping[str, Any]]) -> ExperimentSummary
         latency_p95_ms=_p95(latency) if latency else None,
         tokens_total=int(sum(tokens)), tokens_mean=aggregate(tokens).mean if tokens else None,
         cost_total=math.fsum(costs) if costs else None, priced=len(costs),
-        evaluation_mean=aggregate(scores).mean if scores else None, evaluated=len(scores),
+        score_mean=aggregate(scores).mean if scores else None, scored=len(scores),
         pass_rate=passed, judged=judged)
 
 
@@ -90,35 +101,37 @@ def _e(value: Any) -> str:
 
 
 def summaries_html(summaries: Sequence[ExperimentSummary], rows: Iterable[Mapping[str, Any]]) -> str:
-    """The experiments table, and the latency and evaluation score of their runs side by side."""
+    """The experiments table, and the latency and score (:func:`run_score`) of their runs side
+    by side."""
     if not summaries:
         return ""
     head = ("<tr><th>Experiment</th><th>Runs</th><th>Completed</th><th>Failed</th><th>Cases</th>"
             "<th>Pass rate</th><th>Latency median</th><th>Latency p95</th><th>Tokens (mean / run)</th><th>Cost (total)</th>"
-            "<th>Evaluation score (mean)</th></tr>")
+            "<th>Score (mean)</th></tr>")
     body = "".join(
         f"<tr><td>{_e(s.name)}</td><td class=num>{s.runs:,}</td><td class=num>{s.completed:,}</td>"
         f"<td class=num>{s.failed:,}</td><td class=num>{s.cases:,}</td><td class=num>{_rate(s.pass_rate)}{_of(s.judged, s.runs, 'with a pass')}</td>"
         f"<td class=num>{duration(s.latency_median_ms)}</td><td class=num>{duration(s.latency_p95_ms)}</td>"
         f"<td class=num>{number(s.tokens_mean, 3)}</td>"
         f"<td class=num>{money(s.cost_total)}{_of(s.priced, s.runs, 'priced')}</td>"
-        f"<td class=num>{score(s.evaluation_mean)}{_of(s.evaluated, s.runs, 'scored')}</td></tr>"
+        f"<td class=num>{score(s.score_mean)}{_of(s.scored, s.runs, 'scored')}</td></tr>"
         for s in summaries)
     names = [s.name for s in summaries]
     latency: dict[str, list[float]] = {n: [] for n in names}
-    evaluation: dict[str, list[float]] = {n: [] for n in names}
+    scored: dict[str, list[float]] = {n: [] for n in names}
     for r in rows:
         if r.get("experiment") in latency:
             if isinstance(r.get("total_time_ms"), (int, float)):
                 latency[r["experiment"]].append(r["total_time_ms"])
-            if isinstance(r.get("evaluation_score"), (int, float)):
-                evaluation[r["experiment"]].append(r["evaluation_score"])
+            value = run_score(r)
+            if value is not None:
+                scored[r["experiment"]].append(value)
     figures = (
         ("Run latency per experiment",
          plots.distribution(latency, Scale("run latency (ms)", non_negative=True), "exp-latency")),
-        ("Evaluation score per experiment",
-         plots.distribution(evaluation, Scale("evaluation score", (0.0, 1.0)), "exp-eval",
-                            empty_message="no evaluation scores")),
+        ("Score per experiment (evaluation, else answer check)",
+         plots.distribution(scored, Scale("score", (0.0, 1.0)), "exp-eval",
+                            empty_message="no evaluation or answer scores")),
     )
     return (f"<section id=experiments><h2>Experiments</h2><div class=table-box><table class=summary><thead>{head}"
             f"</thead><tbody>{body}</tbody></table></div><div class=plots>"

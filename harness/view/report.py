@@ -198,6 +198,11 @@ def tabled(details: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 
+def _score_value(scores: Mapping[str, Any], name: str) -> Any:
+    """The value of the run's score ``name`` (None when it has none)."""
+    return next((s.get("value") for s in scores.get("list") or () if s.get("name") == name), None)
+
+
 def _json_for_script(data: Any) -> str:
     """JSON that cannot end the ``<script>`` element it sits in."""
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str).replace("<", "\\u003c")
@@ -219,7 +224,7 @@ def render(views: Iterable[RunView], *, source: str, selected: int | None = None
     cases = CaseTable(named=experiments)
     for view in views:
         cases.add(len(runs), view)
-        rows.append(view.run)
+        rows.append({**view.run, "answer_score": _score_value(view.scores, "answer")})
         runs.append(run_data(view))
         pending.append(detail(view))
         if len(pending) == BLOCK_RUNS:

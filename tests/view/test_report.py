@@ -13,7 +13,7 @@ import pytest
 from langchain_core.tools import tool
 
 from harness import Harness, Store
-from harness.view.experiments import comparison_html, summarise
+from harness.view.experiments import comparison_html, summaries_html, summarise
 from harness.view.report import BLOCK_RUNS, FIELD_CHARS, PAYLOAD_KEYS, render, select_runs, tabled, write_report
 from harness.view import load_runs
 from tests.harness import graphs
@@ -168,6 +168,30 @@ def test_an_experiment_summary_counts_runs_times_tokens_costs_and_scores():
     assert s.latency_median_ms == 200.0 and s.latency_p95_ms == pytest.approx(290.0)
     assert (s.tokens_total, s.tokens_mean) == (40, 20.0)
     assert (s.cost_total, s.priced) == (0.75, 2) and (s.score_mean, s.scored) == (0.75, 2)
+
+
+def test_an_experiment_without_evaluations_is_summarised_and_plotted_by_its_answer_checks(compared):
+    store = Store(compared.path)
+    views = list(load_runs(store, store.run_ids()[::-1]))
+    experiment_of = {r["run_id"]: r["experiment"] for r in store.rows("runs", columns=["run_id", "experiment"])}
+    answers = [(experiment_of[r["run_id"]], r["value"])
+               for r in store.rows("scores", where={"name": "answer"}, columns=["run_id", "value"])]
+    store.close()
+    section = render(views, source="s")
+    section = section[section.index("<section id=experiments>"):section.index("</section>")]
+    assert "Score (mean)" in section and "no evaluation or answer scores" not in section
+    for name in ("base", "cand"):
+        values = [v for e, v in answers if e == name]
+        runs = sum(e == name for e in experiment_of.values())
+        assert 0 < len(values) < runs  # the case without an answer check has no score
+        row = re.search(rf"<tr><td>{name}</td>(.*?)</tr>", section)[1]
+        assert f"{sum(values) / len(values):.2f} <span class=muted>({len(values):,} of {runs:,} scored)" in row
+
+
+def test_runs_with_neither_an_evaluation_nor_an_answer_check_say_so():
+    rows = [{"experiment": "plain", "status": "completed", "case_id": "c1", "total_time_ms": 5.0}]
+    assert summarise("plain", rows).scored == 0
+    assert "no evaluation or answer scores" in summaries_html([summarise("plain", rows)], rows)
 
 
 def test_experiments_are_summarised_side_by_side_only_when_the_runs_have_them(many, recorded):
