@@ -250,7 +250,8 @@ def report(title: str, blocks, caller, in_blocks, cpu) -> dict[str, tuple[float,
 @contextlib.contextmanager
 def redaction_rules(rules):
     """Runs written in this process are scrubbed with ``rules`` (the rule table by default)."""
-    from harness.tracing import record, redact
+    from harness.tracing import record
+    from harness.secrets import redact
 
     original = record.RunRecord.redactor
     record.RunRecord.redactor = lambda self: redact.Redactor(secrets=self.secrets or [], rules=rules)
@@ -266,8 +267,8 @@ def redaction_cost(graph, rounds: int, bare_seconds: float) -> None:
     import copy
 
     from harness.tracing.record import build_rows, scrubbed_rows
-    from harness.tracing.redact import Redactor
-    from harness.tracing.secret_rules import RULES
+    from harness.secrets.redact import Redactor
+    from harness.secrets.rules import RULES
 
     h = Harness(store=Path(tempfile.mkdtemp()) / "redaction.db", writer="inline")
     with h.run(subject="bench", workflow="bench") as run:
@@ -349,7 +350,7 @@ def main() -> None:
         report("writer and span variants", *measure(variants, args.rounds, args.per_round))
         sink.kill()
     if args.redaction:
-        from harness.tracing.secret_rules import RULES
+        from harness.secrets.rules import RULES
 
         print()
         by_thread_rules = Harness(store=tmp / "thread_rules.db", writer="thread")

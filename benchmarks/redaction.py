@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness.tracing.redact import Redactor
+from harness.secrets.redact import Redactor
 
 SIZE = 10_000
 

@@ -17,7 +17,7 @@ from .costs import PRICE_TABLE_VERSION, PRICES, cost, load_prices, register_pric
 from .schema import AGENT_NAMES, RISK_LEVELS, SHEET_NAMES, SHEETS, Column, Sheet
 from .store import Store, StoreError
 
-from .tracing.redact import REDACTED, Redactor, scrub_log_records
+from .secrets.redact import REDACTED, Redactor, scrub_log_records
 
 scrub_log_records()  # secrets quoted in a harness warning never reach a log line
 

@@ -28,7 +28,7 @@ from .tracing import rows as _rows
 from .tracing.callback import HarnessCallbackHandler
 from .tracing.events import describe_error, is_control_flow, root_failure
 from .tracing.record import RunRecord, build_rows, log_tests_row, now_iso, valid_row
-from .tracing.redact import ExtraRule, extra_rules, host_redactor
+from .secrets.redact import ExtraRule, extra_rules, host_redactor
 from .tracing.verify import PROFILES
 from .writers import Writer, make_writer, writer_kind
 
@@ -63,7 +63,7 @@ class Harness:
     runs on, its runs kept in a bounded spool until the store can take them.
 
     ``redact`` adds the application's own secrets to what is redacted (see
-    :mod:`harness.tracing.secret_rules` for what always is): a regular expression (text or
+    :mod:`harness.secrets.rules` for what always is): a regular expression (text or
     compiled; its group ``secret``, if it has one, else the whole match becomes
     ``[REDACTED]``), a function from text to text applied after the rules, or a list of
     them. Runs of a harness with a function are written by a host thread, not the writer

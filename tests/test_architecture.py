@@ -106,6 +106,15 @@ def test_a_private_module_is_imported_only_by_its_own_package(graph):
     assert crossings == []
 
 
+def test_the_secrets_stand_on_the_ground_floor(graph):
+    """Tracing, scoring, the CLI and the audit scrub text with the redactor; it reaches nothing
+    of the harness above it but the configuration."""
+    reached = {imported for _, imported, _ in imports(graph, "harness.secrets", "harness")}
+    assert {m for m in reached if not _under(m, "harness.secrets")} <= {"harness.config"}
+    for other in ("workflows", "evaluators", "exporters"):
+        assert imports(graph, "harness.secrets", other) == [], other
+
+
 def test_tracing_builds_rows_and_never_reaches_the_store(graph):
     """The store owns the run transaction; tracing only makes the rows a writer hands it."""
     assert imports(graph, "harness.tracing", "harness.store") == []
@@ -132,7 +141,7 @@ def test_only_the_configuration_reads_settings_from_the_environment():
     the whole environment) touch os.environ."""
     readers = sorted(str(path.relative_to(ROOT)) for package in PACKAGES for path in (ROOT / package).rglob("*.py")
                      if re.search(r"\bos\.environ\b|\bgetenv\(|\bputenv\(", path.read_text()))
-    assert readers == ["harness/config.py", "harness/tracing/redact.py"]
+    assert readers == ["harness/config.py", "harness/secrets/redact.py"]
 
 
 def test_the_harness_package_keeps_at_most_eight_modules_at_its_top_level():

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..tracing.redact import host_redactor
+from ..secrets.redact import host_redactor
 from ..view.formats import number
 from . import _plots
 from ._model import AuditResult, Finding, GroupSummary, jsonable

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..schema import CREDIT_SCORE_RANGE
-from ..tracing.redact import host_redactor
+from ..secrets.redact import host_redactor
 from ..view import plots
 from ..view.plots import Scale
 from ._model import PlotData

@@ -1,7 +1,7 @@
 """Everything the CLI prints goes through here, on standard output and standard error.
 
 - **Scrubbed**: secrets become ``[REDACTED]``, with the redactor the store uses
-  (:func:`harness.tracing.redact.host_redactor`): tables and trees before they are laid out
+  (:func:`harness.secrets.redact.host_redactor`): tables and trees before they are laid out
   (a key folded over two lines of a narrow column is still found whole), ``--json`` value
   by value, one-line messages, and every write to either stream as a last net, logging
   and warnings of any library included.
@@ -49,8 +49,8 @@ _JSON_RAW = re.compile("[\x7f-\x9f]")
 
 
 def _redactor() -> Callable[[str], str]:
-    """The host's redactor as of now (see :func:`harness.tracing.redact.host_redactor`)."""
-    from harness.tracing.redact import host_redactor
+    """The host's redactor as of now (see :func:`harness.secrets.redact.host_redactor`)."""
+    from harness.secrets.redact import host_redactor
 
     return host_redactor()
 

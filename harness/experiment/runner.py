@@ -27,7 +27,7 @@ from evaluators import pass_rate
 
 from ..store import StoreError
 from ..tracing.encode import Truncated, jsonable_prefix, payload_cut
-from ..tracing.redact import host_redactor
+from ..secrets.redact import host_redactor
 from .answer import model_judge, score_answer
 from .dataset import Case, Dataset, DatasetError, load_dataset
 from .errors import ExperimentError

@@ -32,7 +32,7 @@ from evaluators import (
 )
 
 from ..tracing.record import now_iso, score_row
-from ..tracing.redact import Redactor, host_redactor
+from ..secrets.redact import Redactor, host_redactor
 from ..tracing.rows import redact_rows
 from .answer import answer_of
 from .dataset import Case

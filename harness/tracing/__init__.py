@@ -7,6 +7,6 @@ Emit, off the graph's path (a background thread or the writer process):
   :mod:`.events` assembles the log into event records; :mod:`.record` is a finished run as
   plain data and turns it into rows (:mod:`.rows`, payloads as text by :mod:`.encode`) and
   spans (:mod:`.spans`, sent where :mod:`.telemetry` says), each event named with its agent
-  (:mod:`.agents`), scrubbed by :mod:`.redact`, with the run's ``log_tests`` row
+  (:mod:`.agents`), scrubbed by :mod:`harness.secrets.redact`, with the run's ``log_tests`` row
   (:mod:`.verify`), into the store.
 """

@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..schema import truncation_marker
-from .redact import REDACTED
+from ..secrets.redact import REDACTED
 
 if TYPE_CHECKING:
-    from .redact import Redactor
+    from ..secrets.redact import Redactor
 
 PREVIEW_CHARS = 10_000
 #: What capture keeps of a payload that rows and spans only preview (a node's or the graph's

@@ -22,7 +22,7 @@ from opentelemetry import trace
 from . import rows as _rows
 from .agents import Agent, attribute
 from .events import Event, assemble
-from .redact import Redactor, host_secrets, portable, redactor
+from ..secrets.redact import Redactor, host_secrets, portable, redactor
 from .spans import emit_spans
 from .verify import total_sheets_logged, verification_status
 from ..schema import ALL_SHEET_NAMES, COUNTED_SHEETS, sheet as sheet_named

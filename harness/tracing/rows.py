@@ -20,7 +20,7 @@ from .. import costs
 from .agents import Agent
 from .encode import jsonable, message_role, message_text, preview, to_json
 from .events import Event
-from .redact import Redactor
+from ..secrets.redact import Redactor
 
 GENERATED_BY_FW = "FW"
 

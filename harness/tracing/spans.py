@@ -23,7 +23,7 @@ from . import rows as _rows
 from .agents import Agent
 from .encode import payload_cut
 from .events import Event
-from .redact import Redactor
+from ..secrets.redact import Redactor
 
 logger = logging.getLogger("harness")
 

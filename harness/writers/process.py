@@ -42,7 +42,7 @@ except ImportError:  # not POSIX: the pipe keeps its default size
 from ..tracing.events import Event
 from ..tracing.frozen import dumps, register
 from ..tracing.record import RunRecord
-from ..tracing.redact import host_secrets
+from ..secrets.redact import host_secrets
 from ..tracing.telemetry import otlp_endpoint, span_destination
 from .thread import ThreadWriter
 

@@ -110,7 +110,7 @@ def test_load_dotenv_fills_only_what_the_environment_lacks(workdir, monkeypatch)
 
 
 def test_a_secret_in_dotenv_that_the_library_reads_is_redacted_too(workdir, monkeypatch):
-    from harness.tracing.redact import host_secrets
+    from harness.secrets.redact import host_secrets
 
     monkeypatch.delenv("GROQ_API_KEY", raising=False)
     (workdir / ".env").write_text("GROQ_API_KEY=gsk_only_in_the_dotenv_file_1234\n")

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from harness import REDACTED, Redactor
 from harness.tracing.encode import PREVIEW_CHARS, cut, preview
-from harness.tracing.redact import MARGIN
-from harness.tracing.secret_rules import MIN_ENV_SECRET_CHARS, RULES
+from harness.secrets.redact import MARGIN
+from harness.secrets.rules import MIN_ENV_SECRET_CHARS, RULES
 from tests.support.secrets import EXAMPLES, ORDINARY, SEPARATORS, WRITTEN, around
 
 
@@ -312,7 +312,7 @@ def test_a_rule_with_a_reach_starts_every_match_within_it_of_a_needle(rule, text
 
 
 def test_the_path_of_a_google_key_file_is_not_a_secret():
-    from harness.tracing.redact import secret_values
+    from harness.secrets.redact import secret_values
 
     assert secret_values({"GOOGLE_APPLICATION_CREDENTIALS": "/home/me/keys/service-account.json",
                           "MY_CREDENTIALS": "a-real-secret-value"}) == ["a-real-secret-value"]

@@ -1,7 +1,7 @@
 """Secret redaction: applied to every text cell, span attribute and log line before it
-leaves the process, and before any text is cut (see :func:`.encode.cut`).
+leaves the process, and before any text is cut (see :func:`harness.tracing.encode.cut`).
 
-The rules (:mod:`.secret_rules`) are compiled once; a :class:`Redactor` adds the host's
+The rules (:mod:`.rules`) are compiled once; a :class:`Redactor` adds the host's
 environment secrets (:func:`secret_values`: the values of its secret-named variables, the
 passwords of URLs in any) and the patterns and functions an application gives
 ``Harness(redact=...)``.
@@ -20,7 +20,7 @@ from urllib.parse import quote, quote_plus, unquote
 import ahocorasick_rs
 
 from .. import config
-from .secret_rules import (
+from .rules import (
     MAX_FIXED_CHARS,
     MIN_ENV_SECRET_CHARS,
     NOT_SECRET_ENV_NAMES,
@@ -164,7 +164,7 @@ class Redactor:
         #: rules by needle, and one automaton finding every needle in one pass over a text
         self._rules_of = tuple(frozenset(rules) for rules in needles.values())
         self._automaton = ahocorasick_rs.AhoCorasick(list(needles), implementation=ahocorasick_rs.Implementation.DFA)
-        #: characters past a cut to redact with the kept text (see :func:`.encode.cut`)
+        #: characters past a cut to redact with the kept text (see :func:`harness.tracing.encode.cut`)
         self.margin = max(MARGIN, max(map(len, literals), default=0) + 1)
 
     def _needle_starts(self, folded: str) -> dict[int, list[int]]:
