@@ -20,7 +20,7 @@ reported:
 - **raters** (labels by two or more people): the headline statistic of the score against
   each person and of each pair of people, Fleiss' κ over the runs every person labelled
   (categories: passes, or the levels), Krippendorff's α over every run with two labels
-  or more (nominal, ordinal or interval), and α again with the score as one more rater
+  or more (nominal, ordinal or interval; each needs two runs at least), and α again with the score as one more rater
   when it is on the labels' scale: a judge is as good as a person when adding it does not
   lower α.
 - **disagreements**: the runs where score and labels disagree most (passes that differ,
@@ -292,17 +292,21 @@ def _raters(runs: Sequence[Rated], kind: Kind, headline: str | None, threshold: 
                            "mean_person_vs_person": _mean(v["value"] for v in between.values())}
     complete = [[x for x in (_label_number(*r.labels[who]) for who in people)] for r in runs
                 if all(who in r.labels and _has(r.labels[who]) for who in people)]
-    if complete and kind != "continuous":
+    if len(complete) >= 2 and kind != "continuous":
         fleiss = fleiss_estimate(fleiss_table(complete), **boot)
         out["fleiss_kappa"] = {"n": len(complete), **fleiss.to_dict()}
-    alpha = krippendorff_estimate(ratings, level_of, confidence=boot["level"], draws=boot["draws"], seed=boot["seed"])
-    out["krippendorff_alpha"] = {"level": level_of, **alpha.to_dict()}
+    pairable = sum(1 for i in range(len(runs)) if sum(r[i] is not None for r in ratings) >= 2)
+    if pairable >= 2:
+        alpha = krippendorff_estimate(ratings, level_of, confidence=boot["level"], draws=boot["draws"],
+                                      seed=boot["seed"])
+        out["krippendorff_alpha"] = {"level": level_of, "n": pairable, **alpha.to_dict()}
     on_scale = (kind, headline) in (("binary", "kappa"), ("ordinal", "weighted_kappa"))
     if on_scale and scored:
         with_score = [*ratings, [judged(r) for r in runs]]
         alpha_all = krippendorff_estimate(with_score, level_of, confidence=boot["level"], draws=boot["draws"],
                                           seed=boot["seed"])
-        out["krippendorff_alpha_with_score"] = {"level": level_of, **alpha_all.to_dict()}
+        together = sum(1 for i in range(len(runs)) if sum(r[i] is not None for r in with_score) >= 2)
+        out["krippendorff_alpha_with_score"] = {"level": level_of, "n": together, **alpha_all.to_dict()}
     return out
 
 

@@ -106,7 +106,7 @@ def bootstrap(statistic: Callable[[np.ndarray], np.ndarray], units: int, point: 
     _check_level(level)
     if draws < 1:
         raise ValueError(f"draws must be at least 1, got {draws}")
-    if point is None or units == 0 or not math.isfinite(point):
+    if point is None or units < 2 or not math.isfinite(point):  # one unit: nothing to resample
         return Estimate(None if point is None or not math.isfinite(point) else point, None, None, level,
                         "bootstrap", 0, 0)
     rng = np.random.default_rng(seed)

@@ -13,13 +13,18 @@
   rank); undefined (NaN) when either rater gave one value throughout.
 
 Each has an interval from :func:`~._intervals.bootstrap` over the units (no exact interval
-exists for either). When one unit holds several pairs of ratings (a run labelled by several
+exists for either). The percentile bootstrap cannot see beyond the sample: on twelve runs that
+all agree every resample agrees too, and it would say κ = 1 for certain. So unweighted κ's
+interval is widened to hold the κ that the exact (Clopper-Pearson) interval of the observed
+agreement implies with the chance agreement as observed, ``(p_o bound - p_e) / (1 - p_e)``,
+over the units (several pairs of one unit count as its share of agreeing pairs). When one unit holds several pairs of ratings (a run labelled by several
 people, each compared with the judge), ``groups`` names each pair's unit and whole units are
 resampled, so that the pairs of one run stand or fall together.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
@@ -72,7 +77,30 @@ def kappa_estimate(a: Sequence[Hashable], b: Sequence[Hashable], *, weights: Wei
     def statistic(counts: np.ndarray) -> np.ndarray:
         return _kappa_of_counts((counts @ per_unit).reshape(-1, k, k), w)
 
-    return bootstrap(statistic, units, None if math.isnan(point) else point, level=level, draws=draws, seed=seed)
+    found = bootstrap(statistic, units, None if math.isnan(point) else point, level=level, draws=draws, seed=seed)
+    if weights is not None or found.value is None or found.low is None:
+        return found
+    low, high = _agreement_bounds(codes_a == codes_b, unit, units, k, codes_a, codes_b, level)
+    return dataclasses.replace(found, low=min(found.low, low), high=max(found.high, high))
+
+
+def _agreement_bounds(agree: np.ndarray, unit: np.ndarray, units: int, k: int, codes_a: np.ndarray,
+                      codes_b: np.ndarray, level: float) -> tuple[float, float]:
+    """κ at the exact interval's ends of the observed agreement, chance agreement fixed (module doc)."""
+    import numpy as np
+    from scipy.stats import beta
+
+    n = agree.size
+    p_e = float(np.bincount(codes_a, minlength=k) @ np.bincount(codes_b, minlength=k)) / (n * n)
+    # Per unit, its share of agreeing pairs: the units are the independent draws.
+    per_unit = np.bincount(unit, weights=agree.astype(float), minlength=units) / np.bincount(unit, minlength=units)
+    hits = float(per_unit.sum())
+    tail = (1 - level) / 2
+    low = 0.0 if hits <= 0 else float(beta.ppf(tail, hits, units - hits + 1))
+    high = 1.0 if hits >= units else float(beta.ppf(1 - tail, hits + 1, units - hits))
+    if p_e >= 1:
+        return math.inf, -math.inf  # κ undefined: nothing to widen
+    return (low - p_e) / (1 - p_e), min(1.0, (high - p_e) / (1 - p_e))
 
 
 def group_index(groups: Sequence[Hashable] | None, size: int) -> tuple[np.ndarray, int]:

@@ -22,8 +22,9 @@ def command(
     assignment: Annotated[Optional[str], typer.Argument(metavar="NAME=VALUE", help="The label: true/false, or a number.")] = None,
     comment: Annotated[Optional[str], typer.Option(help="Why, in words (shown with the label).")] = None,
     by: Annotated[Optional[str], typer.Option(help="Who labels (labels by several people stand side by side).")] = None,
-    queue: Annotated[Optional[str], typer.Option(
-        "--queue", metavar="EXP", help="Write the runs of this experiment most worth labelling to --out.")] = None,
+    queue: Annotated[Optional[list[str]], typer.Option(
+        "--queue", metavar="EXP", help="Write the runs of this experiment (repeatable) most worth labelling to "
+                                       "--out.")] = None,
     name: Annotated[Optional[str], typer.Option(help="With --queue: the label to fill in.")] = None,
     n: Annotated[int, typer.Option("--n", help="With --queue: how many runs.")] = 20,
     score: Annotated[Optional[str], typer.Option(
@@ -66,7 +67,7 @@ def _one(run: str | None, assignment: str | None, *, comment: str | None, by: st
         f"{'passes' if passed else 'does not pass' if passed == 0 else 'has no pass'}", err=False)
 
 
-def _queue(experiment: str, *, name: str | None, n: int, score: str | None, threshold: float | None,
+def _queue(experiments: list[str], *, name: str | None, n: int, score: str | None, threshold: float | None,
            out: Path | None, by: str | None, store: str | None) -> None:
     from collections import Counter
 
@@ -81,13 +82,13 @@ def _queue(experiment: str, *, name: str | None, n: int, score: str | None, thre
     harness = open_harness(store)
     harness.flush()
     try:
-        lines = queue(harness.store, experiment, name=name, n=n, score=score, threshold=threshold, by=by)
+        lines = queue(harness.store, experiments, name=name, n=n, score=score, threshold=threshold, by=by)
     except (ExperimentError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     write_queue(lines, out)
     reasons = Counter(line["picked"] for line in lines)
     said = "; ".join(f"{why}: {count}" for why, count in reasons.items())
-    say(f"wrote {out}: {len(lines)} run(s) of {experiment} to label {name} ({said or 'none left to label'}); "
+    say(f"wrote {out}: {len(lines)} run(s) of {', '.join(experiments)} to label {name} ({said or 'none left to label'}); "
         f"fill in each \"label\" with true, false or a number, then: harness label --import {out}", err=False)
 
 

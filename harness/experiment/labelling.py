@@ -7,7 +7,7 @@ JSONL for them to fill in, and the filled-in file read back as labels.
    named) passes where a rule check (``answer``, ``tool_f1`` ...) fails, or the other way;
 2. failures: the run failed, or the judge could not score it;
 3. the judge near its threshold (given, else the middle of the gap between the highest
-   failing and the lowest passing value), nearest first;
+   failing and the lowest passing value of its runs in the store), nearest first;
 4. a random sample of the other runs (in an order drawn from a fixed seed), a quarter of
    the queue, and whatever the three above leave free: κ measured only on hard runs
    understates how often the judge agrees.
@@ -30,7 +30,7 @@ import os
 import random
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from .errors import ExperimentError
 from .scoring import BATCH_RUNS, label_row, rater_name, score_name, snapshots, write_labels
 
 QUEUE_SEED = 20_250_302
+_BOUNDARY_ROWS = 100_000  # a score's values read to find where its pass turns
 _ANSWER_CHARS = 4_000
 _RULE_NAMES_LEFT_OUT = ("completed",)
 #: Why a run was queued, by its rank (module doc).
@@ -62,16 +63,20 @@ class Imported:
     names: dict[str, int] = field(default_factory=dict)
 
 
-def queue(store: Any, experiment: str, *, name: str, n: int = 20, score: str | None = None,
+def queue(store: Any, experiments: str | Sequence[str], *, name: str, n: int = 20, score: str | None = None,
           threshold: float | None = None, by: str | None = None, seed: int = QUEUE_SEED) -> list[dict[str, Any]]:
-    """The ``n`` runs of ``experiment`` most worth labelling ``name`` (module doc), as the
+    """The ``n`` runs of ``experiments`` most worth labelling ``name`` (module doc), as the
     lines of the queue file."""
     name, by = score_name(name), rater_name(by)
     if n < 1:
         raise ExperimentError(f"--n is at least 1, not {n}")
-    runs = list(store.rows("runs", columns=["run_id", "status", "case_id"], where={"experiment": experiment}))
-    if not runs:
-        raise ExperimentError(f"no experiment {experiment!r} in the store")
+    runs = []
+    for experiment in [experiments] if isinstance(experiments, str) else experiments:
+        found = list(store.rows("runs", columns=["run_id", "status", "case_id"], where={"experiment": experiment}))
+        if not found:
+            raise ExperimentError(f"no experiment {experiment!r} in the store")
+        runs += found
+    experiment = "experiment " + ", ".join(map(repr, [experiments] if isinstance(experiments, str) else experiments))
     ids = [r["run_id"] for r in runs]
     scores: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     labelled: set[str] = set()
@@ -85,12 +90,12 @@ def queue(store: Any, experiment: str, *, name: str, n: int = 20, score: str | N
     sources = {s["name"]: s["source"] for by_name in scores.values() for s in by_name.values()}
     judges = [score] if score is not None else sorted(n for n, src in sources.items() if src == "llm")
     if score is not None and score not in sources:
-        raise ExperimentError(f"experiment {experiment!r} has no score named {score!r} "
+        raise ExperimentError(f"{experiment} has no score named {score!r} "
                               f"(its scores: {', '.join(sorted(sources)) or 'none'})")
     rules = sorted(n for n, src in sources.items() if src == "rule" and n not in _RULE_NAMES_LEFT_OUT
                    and n not in judges)
-    bars = {j: threshold if threshold is not None else _boundary([s[j] for s in scores.values() if j in s])
-            for j in judges}
+    bars = {j: threshold if threshold is not None else _boundary(
+        store.rows("scores", columns=["value", "passed"], where={"name": j}, limit=_BOUNDARY_ROWS)) for j in judges}
     order = list(range(len(runs)))
     random.Random(seed).shuffle(order)
     drawn = {runs[i]["run_id"]: place for place, i in enumerate(order)}
@@ -222,8 +227,10 @@ def _passes(score: Mapping[str, Any] | None, bar: float | None) -> bool | None:
     return None if score["passed"] is None else bool(score["passed"])
 
 
-def _boundary(rows: Sequence[Mapping[str, Any]]) -> float | None:
-    """Where a score's pass turns: between its highest failing and lowest passing value."""
+def _boundary(rows: Iterable[Mapping[str, Any]]) -> float | None:
+    """Where a score's pass turns (over its runs in the store): between its highest failing
+    and lowest passing value."""
+    rows = list(rows)
     failing = [r["value"] for r in rows if r["value"] is not None and r["passed"] == 0]
     passing = [r["value"] for r in rows if r["value"] is not None and r["passed"] == 1]
     if failing and passing:

@@ -183,6 +183,10 @@ def compare_pairwise(harness: Any, a: str, b: str, judge: Any, *, alpha: float =
         raise ExperimentError(f"{a} and {b} have no case in common to judge")
     answers = {run.run_id: (run, case) for run, case in snapshots(store, [i for p in pairs for i in p[2:]])}
     name = judge_experiment_name(a, b)
+    taken = 1
+    while store.experiment_record(name) is not None:  # two comparisons within one second
+        taken += 1
+        name = f"{judge_experiment_name(a, b)}-{taken}"
     started = dt.datetime.now(dt.timezone.utc).isoformat()
     store.save_experiment(name, {"name": name, "target": chosen.name, "compared": [a, b], "started_at": started,
                                  "cases": len({p[0] for p in pairs})})

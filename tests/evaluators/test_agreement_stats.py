@@ -197,6 +197,16 @@ def test_bootstrap_intervals_are_seeded_and_group_whole_units():
     assert share([True, False, True], ["r1", "r1", "r2"]).method == "bootstrap"
 
 
+@pytest.mark.parametrize("runs, low", [(12, 0.4707), (30, 0.7686)])
+def test_perfect_agreement_on_few_runs_is_not_read_as_certainty(runs, low):
+    # Every resample of runs that all agree agrees too; the exact bound of the raw agreement,
+    # (0.025 ** (1 / n) - 1/2) / (1 - 1/2) with half the runs passing, still bounds κ.
+    ratings = [1] * (runs // 2) + [0] * (runs // 2)
+    e = kappa_estimate(ratings, ratings)
+    assert e.value == 1.0 and e.high == 1.0
+    assert e.low == pytest.approx((0.025 ** (1 / runs) - 0.5) / 0.5, abs=1e-9) == pytest.approx(low, abs=1e-4)
+
+
 def test_the_kappa_bootstrap_interval_covers_the_true_kappa_in_simulation():
     # Two raters who agree with a hidden truth: p(yes) = 0.5 each, agreement 0.8 -> κ = 0.6.
     rng = np.random.default_rng(21)
