@@ -24,7 +24,8 @@ def command(
     label_threshold: Annotated[Optional[float], typer.Option(
         "--label-threshold", help="A numeric label passes at this value (pass/fail labels need none).")] = None,
     weights: Annotated[str, typer.Option(help="Weighted κ's weights for labels on a scale: quadratic or linear.")] = "quadratic",
-    by: Annotated[Optional[str], typer.Option(help="Only this person's labels (default: the people's consensus).")] = None,
+    by: Annotated[Optional[str], typer.Option(
+        help="Only this person's labels (default: every person's, each compared with the score).")] = None,
     store: Annotated[Optional[str], typer.Option(help="Store path or URL (default: $HARNESS_STORE or ./harness.db).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the agreement as JSON.")] = False,
 ) -> None:

@@ -1,6 +1,7 @@
 """Compare two experiments case by case: per metric both means, the difference with its interval, one-sided p-values (exact binomial for pass/fail, exact sign-flip permutation otherwise), an effect size and a verdict: regressed, improved, no_change (within --margin) or inconclusive.
 
 Repeats count once per case (their mean). The gated metrics (pass_rate unless --gate names others; Holm-adjusted when several) decide the exit code: `harness compare base cand --fail-on-regression` exits 1 when a gated metric regressed, `--fail-on-inconclusive` also when one is inconclusive. Exit 2 for an experiment the store does not have or a bad option.
+A judge's score that people labelled (`harness agreement`, or --against LABEL) is printed with its agreement; `--min-agreement 0.6` refuses (exit 2) to gate on a judge whose agreement interval starts lower or that fewer than --min-labels runs have. `--pairwise builtin` (or MODULE:FUNCTION) asks a judge which answer is better, case by case in both orders, and gates on its preference.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
 from evaluators import clopper_pearson
+from harness import Score
 from harness.experiment.errors import ExperimentError
 from harness.experiment.pairwise import PairwiseJudge, verdict_of
 from tests.support.groq_server import serve_groq
@@ -187,6 +188,7 @@ def test_what_a_judge_may_answer():
     assert verdict_of("A") == ("a", "") and verdict_of(" tie ") == ("tie", "")
     assert verdict_of({"winner": "b", "reasoning": "clearer"}) == ("b", "clearer")
     assert verdict_of(Verdict("first", "shown first")) == ("a", "shown first")
+    assert verdict_of(Score("b", explanation="clearer")) == ("b", "clearer")
     for bad in ("maybe", 1, None, {"verdict": "both"}):
         with pytest.raises(ValueError, match="'a', 'b' or 'tie'"):
             verdict_of(bad)
