@@ -44,8 +44,6 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable], *, weights: Weight
     """Cohen's κ of two raters' categories over the same units, weighted when ``weights``
     names the weights (module doc); NaN when undefined. ``categories``: the scale in order
     (default: every category either rater used, sorted)."""
-    import numpy as np
-
     counts = confusion(a, b, categories)
     return float(_kappa_of_counts(counts[None, :, :].astype(float), _weight_matrix(counts.shape[0], weights))[0])
 
