@@ -26,6 +26,7 @@ from .. import config
 from ..schema import ALL_SHEET_NAMES, ALL_SHEETS, SHEET_NAMES, Sheet, sheet as sheet_named
 from .errors import StoreError, StoreUnavailable
 from .migrations import MIGRATIONS, SCHEMA_VERSION
+from .threads import link_turns
 from .values import ROW_KEY, content_key, decode, encode_rows, json_text
 
 if TYPE_CHECKING:
@@ -179,6 +180,10 @@ class Store:
 
     def _before_close(self, conn: Any) -> None:
         """What the engine does with its connection before it is closed."""
+
+    def _lock_thread(self, thread_id: str) -> None:
+        """Inside a write transaction: wait for any other writer of this thread's runs (see
+        :mod:`.threads`); nothing to do where one writer at a time holds the whole store."""
     @property
     def location(self) -> str:
         """What ``Store(location)`` opens again, in any process (the writer process's key)."""
@@ -270,6 +275,7 @@ class Store:
                     if c.name not in have:
                         self._execute(f'ALTER TABLE "{s.name}" ADD COLUMN "{c.name}" {types[c.kind]}')
             self._execute(f'CREATE INDEX IF NOT EXISTS "{s.name}_run" ON "{s.name}"(run_id)')
+        self._execute('CREATE INDEX IF NOT EXISTS "runs_thread" ON "runs"(thread_id, started_at)')
         self._execute(
             "CREATE TABLE IF NOT EXISTS assessment_records ("
             "run_id TEXT PRIMARY KEY, company_name TEXT, record TEXT NOT NULL, updated_at TEXT)"
@@ -354,6 +360,7 @@ class Store:
                     problems.append(f"storing {name}: {outcome}")
                 else:
                     stored[name] = outcome
+            link_turns(self, rows.get("runs", ()))
             if derived is not None:
                 name = "rows derived from the run's"
                 try:

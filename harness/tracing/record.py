@@ -20,6 +20,7 @@ from uuid import UUID
 from opentelemetry import trace
 
 from . import rows as _rows
+from . import turns
 from .agents import Agent, attribute
 from .events import Event, assemble
 from ..secrets.redact import Redactor, host_secrets, portable, redactor
@@ -163,6 +164,12 @@ def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, l
         except Exception:  # noqa: BLE001
             record.count_error("evaluation")
     rows["runs"] = [_runs_row(record, rows, tree.agents)]
+    try:  # its place in its thread: what it stopped at, what it resumed with (turn: the store's)
+        events = record.assembled()
+        rows["runs"][0].update(interrupts=turns.interrupts(events, tree.owner, redact),
+                               resume=turns.resume(events, redact))
+    except Exception:  # noqa: BLE001
+        record.count_error("reading the run's interrupts")
     _score(record, rows)
     return rows
 
