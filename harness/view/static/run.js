@@ -74,6 +74,7 @@
     });
     var section = document.getElementById("run"), header = document.getElementById("run-head");
     section.hidden = false;
+    document.getElementById("thread").hidden = true;
     header.textContent = "";
     header.appendChild(el("h2", "", run.id));
     var facts = [run.wf, run.subj ? "subject " + run.subj : null,
@@ -87,6 +88,7 @@
       p.appendChild(el("span", "badge " + (run.pass ? "pass" : "fail"), "pass: " + passWord(run.pass)));
     }
     p.appendChild(document.createTextNode(" " + facts.join(" · ")));
+    if (run.th) { p.appendChild(document.createTextNode(" · ")); p.appendChild(threadLink(run)); }
     header.appendChild(p);
     var error = run.err ? header.appendChild(el("div", "error", run.err)) : null;
     var waterfallBox = document.getElementById("waterfall"), entryBox = document.getElementById("entry");
