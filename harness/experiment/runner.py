@@ -33,6 +33,7 @@ from .dataset import Case, Dataset, DatasetError, load_dataset
 from .errors import ExperimentError
 from .loop import in_own_loop
 from .scoring import ScoringPipeline, scorers_of
+from .threads import score_threads
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -72,6 +73,8 @@ class Experiment:
     run_ids: list[str] = field(default_factory=list)
     #: what the experiment's scorers did (runs and scores written, failures), when it had any
     scoring: Any = None
+    #: what its thread scorers did (``runs`` counts threads), when it had any
+    thread_scoring: Any = None
 
     def summary(self) -> pd.DataFrame:
         """One row per case: runs, passed (the pass rate over its repeats), failed runs and the
@@ -119,8 +122,11 @@ def run_experiment(harness: Harness, graph: Any, dataset: Dataset | Any, *, name
                    **options: Any) -> Experiment:
     """Run the experiment ``name`` to the end (see the module and :func:`run_cases`)."""
     scored: list[Any] = []
-    runs = run_cases(harness, graph, dataset, name=name, target=target, on_scored=scored.append, **options)
-    return Experiment(harness, name, [run.run_id for run in runs], scored[0] if scored else None)
+    threads: list[Any] = []
+    runs = run_cases(harness, graph, dataset, name=name, target=target, on_scored=scored.append,
+                     on_threads_scored=threads.append, **options)
+    return Experiment(harness, name, [run.run_id for run in runs], scored[0] if scored else None,
+                      threads[0] if threads else None)
 
 
 def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str | None, target: str,
@@ -128,7 +134,8 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
               config: Mapping[str, Any] | None = None, context: Any = None, sync: bool = False,
               append: bool = False, shard: tuple[int, int] | None = None, judge: Any = None,
               scorers: Sequence[Any] = (), on_done: Callable[[Run], None] | None = None,
-              on_scored: Callable[[Any], None] | None = None) -> list[Run]:
+              on_scored: Callable[[Any], None] | None = None, thread_scorers: Sequence[Any] = (),
+              on_threads_scored: Callable[[Any], None] | None = None) -> list[Run]:
     """Run every case ``repeats`` times and return the runs in dataset order, every one
     written. With a ``name`` the runs form that experiment (recorded, with their checks and
     pass, then scored by ``scorers``: see :mod:`.scoring`); without, they are plain runs.
@@ -138,7 +145,8 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
     if name is not None:
         check_name(name)
     chosen = scorers_of(scorers)
-    if chosen and name is None:
+    chosen_threads = scorers_of(thread_scorers)
+    if (chosen or chosen_threads) and name is None:
         raise ExperimentError("scorers score the runs of an experiment: give it a name")
     data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset)
     if repeats < 1 or concurrency < 1:
@@ -188,6 +196,14 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
         summary = scoring.finish() if scoring is not None else None
     if summary is not None and on_scored is not None:
         on_scored(summary)
+    if chosen_threads:  # each case's thread (one per case and repeat), scored whole once its turns are stored
+        threads = list(dict.fromkeys(r["thread_id"] for r in store.rows("runs", [run.run_id for run in runs],
+                                                                          columns=["thread_id"])
+                                     if r["thread_id"] is not None))
+        scored = score_threads(store, threads, chosen_threads, concurrency=concurrency, replace=True,
+                               redact=host_redactor(harness.redact_rules))
+        if on_threads_scored is not None:
+            on_threads_scored(scored)
     if name is not None:
         record["git_commit"], record["git_dirty"] = commit.result() if commit is not None else (None, None)
         try:

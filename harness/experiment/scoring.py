@@ -266,6 +266,12 @@ def _run_scorers(pairs: list[tuple[RunSnapshot, Case]], scorers: Sequence[Scorer
     return in_own_loop(main())
 
 
+def call_scorers(pairs: list[tuple[Any, Any]], scorers: Sequence[Scorer], concurrency: int) -> list[list[SourcedScore]]:
+    """Every scorer on every (subject, case) pair -- a run and its case, or a thread and its
+    case (:mod:`.threads`) -- at most ``concurrency`` at once: the one engine that calls scorers."""
+    return _run_scorers(pairs, scorers, concurrency)
+
+
 def score_runs(store: Any, run_ids: Sequence[str], scorers: Sequence[Scorer], *, concurrency: int = 4,
                replace: bool = False, summary: ScoringSummary | None = None,
                redact: Redactor | None = None) -> ScoringSummary:

@@ -373,14 +373,17 @@ class Store:
         return problems
 
     def write_scores(self, rows: Sequence[Mapping[str, Any]], *, replace: bool = False,
-                     passed: Callable[[str | None, list[int | None]], bool | None]) -> int:
+                     passed: Callable[[str | None, list[int | None]], bool | None],
+                     also: Sequence[str] = ()) -> int:
         """Write scores rows and, in the same transaction, each of their runs' pass:
         ``passed(status, every pass of the run's scores)`` (the one definition, given by the
         caller), stored in ``runs.passed``. ``replace``: a score of the same run and name is
-        overwritten; else it is kept and the new one skipped. Returns the rows written."""
-        if not rows:
+        overwritten; else it is kept and the new one skipped. ``also``: runs whose pass is
+        recomputed too (a thread's score that moved from them to a later turn). Returns the
+        rows written."""
+        if not rows and not also:
             return 0
-        ids = list(dict.fromkeys(str(r["run_id"]) for r in rows))
+        ids = list(dict.fromkeys([*(str(r["run_id"]) for r in rows), *also]))
         mark = self.placeholder
         # (immediate: it reads what it then writes, while other processes may be writing runs)
         with self.transaction(immediate=True):
