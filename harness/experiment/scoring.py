@@ -169,7 +169,18 @@ def case_of(run: Mapping[str, Any]) -> Case:
         value = ref.get(key)
         return tuple(str(v) for v in value) if isinstance(value, list) else None
 
-    return Case(id=str(run.get("case_id") or run["run_id"]), input=run.get("inputs"),
+    turns = None
+    if isinstance(ref.get("turns"), list):  # a multi-turn case's conversation
+        from .dataset import DatasetError, _turns
+
+        def fail(key: str, problem: str) -> DatasetError:
+            return DatasetError(f"runs.reference: {key}: {problem}")
+
+        try:
+            turns = _turns(ref["turns"], fail)
+        except DatasetError:
+            turns = None
+    return Case(id=str(run.get("case_id") or run["run_id"]), input=run.get("inputs"), turns=turns,
                 expected_tools=names("expected_tools"), reference_trajectory=names("reference_trajectory"),
                 reference_answer=ref.get("reference_answer"), answer_check=ref.get("answer_check"),
                 tolerance=ref.get("tolerance"), threshold=ref.get("threshold"),

@@ -29,7 +29,7 @@ from typing import Any
 from evaluators import SourcedScore, conversation, run_passed, thread_status
 
 from ..secrets.redact import Redactor, host_redactor
-from ..store.threads import thread_runs
+from ..store import thread_runs
 from ..tracing.record import now_iso, score_row
 from ..tracing.rows import redact_rows
 from .answer import answer_of

@@ -183,6 +183,8 @@ def _score(record: RunRecord, rows: dict[str, list[dict[str, Any]]]) -> None:
         checks = record.checks or {}
         scores = built_in_scores(rows, status=record.status, experiment=record.checks is not None,
                                  answer=checks.get("answer"), require_tools=bool(checks.get("require_tools")))
+        if checks.get("turns"):  # a multi-turn case's verdict on its turns (harness.experiment.turns)
+            scores.append(turns_score(checks["turns"]))
     except Exception:  # noqa: BLE001 - the run's rows stand without its scores
         record.count_error("scoring")
         return
@@ -190,6 +192,14 @@ def _score(record: RunRecord, rows: dict[str, list[dict[str, Any]]]) -> None:
         rows["scores"] = [score_row(record.run_id, scored) for scored in scores]
     passed = run_passed(record.status, [scored.result.passed for scored in scores])
     rows["runs"][0]["passed"] = None if passed is None else int(passed)
+
+
+def turns_score(verdict: Mapping[str, Any]) -> Any:
+    """A multi-turn case's ``turns`` verdict (value, passed, explanation) as its rule score."""
+    from evaluators import ScoreResult, SourcedScore
+
+    return SourcedScore(ScoreResult("turns", float(verdict["value"]), bool(verdict["passed"]),
+                                    str(verdict.get("explanation") or "")), "rule", "harness.experiment.turns")
 
 
 def score_row(run_id: str, scored: Any, created_at: str | None = None) -> dict[str, Any]:

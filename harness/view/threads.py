@@ -18,8 +18,7 @@ from typing import Any
 
 from evaluators import thread_passed, thread_status, total
 
-from ..store import Store
-from ..store.threads import ThreadRun, thread_ids_starting, thread_runs
+from ..store import Store, ThreadRun, thread_ids_starting, thread_runs
 from .read import MIN_PREFIX
 
 #: The ``runs`` columns a thread's turns show beyond its summary.

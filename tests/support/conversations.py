@@ -78,9 +78,10 @@ class Chat(TypedDict, total=False):
     note: str
 
 
-def approval_graph(checkpointer: Any = None):
+def approval_graph(checkpointer: Any = None, *, never_sends: bool = False, compiled_with: bool = True):
     """draft (a model call) -> approve (``interrupt`` asks a person) -> send: the answer
-    approves or declines the draft."""
+    approves or declines the draft (``never_sends``: a regressed version that declines every
+    draft); ``compiled_with=False``: compiled without a checkpointer."""
 
     def draft(state: Chat) -> dict:
         return {"messages": [DeskModel().invoke(state["messages"])]}
@@ -90,7 +91,7 @@ def approval_graph(checkpointer: Any = None):
         return {"approved": str(answer)}
 
     def send(state: Chat) -> dict:
-        sent = state.get("approved", "").lower() == "yes"
+        sent = state.get("approved", "").lower() == "yes" and not never_sends
         return {"messages": [AIMessage(content="Sent." if sent else "Not sent.")]}
 
     g = StateGraph(Chat)
@@ -101,7 +102,7 @@ def approval_graph(checkpointer: Any = None):
     g.add_edge("draft", "approve")
     g.add_edge("approve", "send")
     g.add_edge("send", END)
-    return g.compile(checkpointer=checkpointer or InMemorySaver())
+    return g.compile(checkpointer=checkpointer or InMemorySaver()) if compiled_with else g.compile()
 
 
 def two_questions(checkpointer: Any = None):
