@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rich.console import Group, RenderableType
+from rich.console import RenderableType
 from rich.text import Text
 
 from .formats import MISSING, abbreviate, duration, moment, money, number, score
@@ -121,13 +121,15 @@ def thread_text(view: ThreadView) -> RenderableType:
     more = [t.workflow and f"workflow {t.workflow}", t.experiment and f"experiment {t.experiment}",
             t.case_id and f"case {t.case_id}", "harness show RUN shows a turn in full"]
     head.append("\n" + " · ".join(m for m in more if m), style="dim")
-    parts: list[RenderableType] = [head]
+    lines: list[Text] = [head]
     before = None
     for turn in view.turns:
-        parts.append(Text())
-        parts.extend(_turn_lines(turn, before))
+        lines.append(Text())
+        lines.extend(_turn_lines(turn, before))
         before = turn
     if view.scores:
-        parts += [Text(), Text("thread scores", style="bold")]
-        parts.extend(_score_line(s) for s in view.scores)
-    return Group(*parts)
+        lines += [Text(), Text("thread scores", style="bold")]
+        lines.extend(_score_line(s) for s in view.scores)
+    # One text of many lines, not a group of many texts: a thousand turns are laid out (and
+    # scrubbed, measured, wrapped) once, in a fraction of the time.
+    return Text("\n").join(lines)

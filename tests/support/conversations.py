@@ -150,6 +150,33 @@ def nested_question(checkpointer: Any = None):
     return g.compile(checkpointer=checkpointer or InMemorySaver())
 
 
+class Step(TypedDict, total=False):
+    n: int
+    answer: str
+    ask: bool
+
+
+def steps_graph(checkpointer: Any = None):
+    """work -> approve: each input stops at a question (unless ``ask`` is false), each resume
+    answers it; a small state, so a thread of a thousand turns costs what its turns do."""
+
+    def work(state: Step) -> dict:
+        return {"n": state.get("n", 0) + 1}
+
+    def approve(state: Step) -> dict:
+        if not state.get("ask", True):
+            return {"answer": "auto"}
+        return {"answer": str(interrupt(f"approve step {state.get('n')}?"))}
+
+    g = StateGraph(Step)
+    g.add_node("work", work)
+    g.add_node("approve", approve)
+    g.add_edge(START, "work")
+    g.add_edge("work", "approve")
+    g.add_edge("approve", END)
+    return g.compile(checkpointer=checkpointer or InMemorySaver())
+
+
 @dataclass(frozen=True)
 class Conversations:
     """A store of threads: ``desk`` (a ReAct agent's refund asked in a tool, approved, then a
