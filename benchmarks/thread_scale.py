@@ -14,7 +14,7 @@ Part 2 interleaves, round by round, a bare turn and a traced turn of that graph 
 then its resume) with a bare and a traced run of the same graph that does not interrupt:
 the harness's ratio to bare per turn beside its ratio per run.
 
-    python benchmarks/thread_scale.py [--turns 1000] [--rounds 20] [--no-postgres]
+    python benchmarks/thread_scale.py [--turns 1000] [--rounds 20] [--no-postgres] [--no-scale]
 """
 
 from __future__ import annotations
@@ -138,10 +138,12 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--no-scale", action="store_true", help="only part 2, the overhead per turn")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        scale(os.path.join(tmp, "threads.db"), "SQLite", args.turns)
-    if not args.no_postgres:
+    if not args.no_scale:
+        with tempfile.TemporaryDirectory() as tmp:
+            scale(os.path.join(tmp, "threads.db"), "SQLite", args.turns)
+    if not args.no_postgres and not args.no_scale:
         from tests.support.postgres import Unavailable, drop_database, fresh_database, postgres_server
 
         try:
