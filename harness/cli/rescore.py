@@ -75,10 +75,10 @@ def _threads(harness, scorers, names, experiment, replace, concurrency) -> None:
     say(f"scored {summary.runs} thread(s): {summary.scores} score(s) written"
         f"{f', {summary.failed} could not be made' if summary.failed else ''}; store {harness.store.display}",
         err=False, whole=True)
-    names = {s.name for s in scorers}
-    ids = [r["run_id"] for r in harness.store.rows("scores", columns=["run_id", "name", "thread_id"])
-           if r["thread_id"] is not None and r["name"] in names]
-    print_score_summary(harness.store, list(dict.fromkeys(ids)), only=names if not summary.refused else None)
+    thread_scores = [r for r in harness.store.rows("scores", columns=["run_id", "name", "scorer", "thread_id"])
+                     if r["thread_id"] is not None and r["scorer"] in {s.spec for s in scorers}]
+    print_score_summary(harness.store, list(dict.fromkeys(r["run_id"] for r in thread_scores)),
+                        only={r["name"] for r in thread_scores})
     for error in summary.errors[:1]:
         say(f"harness: e.g. {error}")
     if summary.refused:

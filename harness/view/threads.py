@@ -196,12 +196,17 @@ def _either(stored: Any, preview: Any) -> Any:
 
 def said(value: Any, role: str | None = None) -> Any:
     """What a person reads of a turn's payload: of a state with ``messages``, the last
-    message (of ``role``, when one has it: ``human`` for what was said, ``ai`` for the
-    answer); a text as it is; anything else as it is (shown as JSON)."""
+    message of ``role`` that says something (``human`` for what was said, ``ai`` for the
+    answer), else the last that says something, else the tool calls of the last one; a text
+    as it is; anything else as it is (shown as JSON)."""
     if isinstance(value, Mapping) and isinstance(value.get("messages"), list) and value["messages"]:
         messages = value["messages"]
-        chosen = next((m for m in reversed(messages) if _role(m) == role), None) if role else None
-        return _content(chosen if chosen is not None else messages[-1])
+        chosen = next((m for m in reversed(messages) if _role(m) == role and _content(m)), None) if role else None
+        chosen = chosen if chosen is not None else next((m for m in reversed(messages) if _content(m)), None)
+        if chosen is not None:
+            return _content(chosen)
+        calls = messages[-1].get("tool_calls") if isinstance(messages[-1], Mapping) else None
+        return [{"tool": c.get("name"), "args": c.get("args")} for c in calls or () if isinstance(c, Mapping)] or None
     return value
 
 
@@ -223,13 +228,29 @@ def _content(message: Any) -> Any:
 
 def question(interrupt: Mapping[str, Any]) -> Any:
     """What an interrupt asked, as a person reads it: its value's ``question`` (or
-    ``message``, ``prompt``) when it has one, else the value."""
+    ``message``, ``prompt``) when it has one; the action a request asks to approve (Agent
+    Inbox's ``action_request``, LangChain's human-in-the-loop ``action_requests``) with its
+    arguments; else its ``description``; else the value (a list of one request: that request)."""
     value = interrupt.get("value")
-    if isinstance(value, Mapping):
-        for key in ("question", "message", "prompt", "description"):
-            if isinstance(value.get(key), str):
-                return value[key]
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    if not isinstance(value, Mapping):
+        return value
+    for key in ("question", "message", "prompt"):
+        if isinstance(value.get(key), str):
+            return value[key]
+    requests = value.get("action_requests") if isinstance(value.get("action_requests"), list) else (
+        [value["action_request"]] if isinstance(value.get("action_request"), Mapping) else None)
+    if requests:
+        return "; ".join(f"approve {r.get('action') or r.get('name')}? {_args(r.get('args'))}" for r in requests
+                         if isinstance(r, Mapping))
+    if isinstance(value.get("description"), str):
+        return value["description"]
     return value
+
+
+def _args(args: Any) -> str:
+    return json.dumps(args, ensure_ascii=False, separators=(", ", ": "), default=str) if args is not None else ""
 
 
 def answers(turn: Turn, asked: Iterable[Mapping[str, Any]] | None) -> list[tuple[Any, Any]]:

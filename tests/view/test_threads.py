@@ -135,3 +135,32 @@ def test_show_of_one_run_of_a_thread_is_unchanged(cli, conversations):
     shown = json.loads(out)
     assert code == 0 and shown["run"]["run_id"] == run_id and shown["run"]["turn"] == 1
     assert shown["run"]["interrupts"][0]["tool"] == "refund"
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    ("Your name?", "Your name?"),
+    ({"question": "Refund $40?", "amount": 40}, "Refund $40?"),
+    ([{"action_request": {"action": "write_email", "args": {"to": "a@example.com"}}, "description": "long"}],
+     'approve write_email? {"to": "a@example.com"}'),
+    ({"action_requests": [{"name": "delete_records", "args": {"table": "old"}, "description": "Tool execution"}],
+      "review_configs": []}, 'approve delete_records? {"table": "old"}'),
+    ({"description": "Check the plan"}, "Check the plan"),
+    ({"plan": ["a", "b"]}, {"plan": ["a", "b"]}),
+])
+def test_a_question_reads_as_a_person_would_read_it(value, shown):
+    from harness.view.threads import question
+
+    assert question({"value": value}) == shown
+
+
+def test_a_turns_output_is_its_last_answer_that_says_something():
+    from harness.view.threads import said
+
+    state = {"messages": [{"type": "human", "content": "hi"},
+                          {"type": "ai", "content": "", "tool_calls": [{"name": "write_email", "args": {}}]},
+                          {"type": "tool", "content": "Email sent"},
+                          {"type": "ai", "content": "", "tool_calls": [{"name": "Done", "args": {"done": True}}]}]}
+    assert said(state, "ai") == "Email sent" and said(state, "human") == "hi"
+    assert said({"messages": [{"type": "ai", "content": "", "tool_calls": [{"name": "Done", "args": {}}]}]}, "ai") == \
+        [{"tool": "Done", "args": {}}]
+    assert said({"answer": 42}, "ai") == {"answer": 42}
