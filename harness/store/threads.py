@@ -33,17 +33,14 @@ def link_turns(store: Store, runs: Iterable[Mapping[str, Any]]) -> None:
             continue
         thread = thread if isinstance(thread, str) else str(thread)
         store._lock_thread(thread)
-        _link(store, thread, str(run["run_id"]), str(run["started_at"]))
+        _link(store, thread, str(run["run_id"]), str(run["started_at"]), run)
 
 
-def _link(store: Store, thread: str, run_id: str, started: str) -> None:
+def _link(store: Store, thread: str, run_id: str, started: str, run: Mapping[str, Any]) -> None:
     mark = store.placeholder
-    own = store._fetchall(
-        f'SELECT turn, resumed_from, resume IS NOT NULL, interrupts IS NOT NULL FROM "runs" WHERE run_id = {mark}',
-        (run_id,))
-    if not own:
-        return
-    turn, resumed_from, resumes, interrupted = own[0]
+    # (what the row says of itself: it was just stored as given, or was there already as given)
+    turn, resumed_from = run.get("turn"), run.get("resumed_from")
+    resumes, interrupted = run.get("resume") is not None, run.get("interrupts") is not None
     before = store._fetchall(
         f'SELECT run_id, turn, interrupts IS NOT NULL FROM "runs" WHERE thread_id = {mark} AND '
         f"(started_at < {mark} OR (started_at = {mark} AND run_id < {mark})) "
