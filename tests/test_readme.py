@@ -80,9 +80,11 @@ def test_the_shell_examples_run_as_shown(clean_env, capsys):
     (clean_env / "companies.txt").write_text("Contoso Ltd\n# a comment\nBlue Harbor Logistics\n", encoding="utf-8")
     ran = []
     multi_agent = README.split("## Multi-agent graphs", 1)[1].split("\n## ", 1)[0]
+    conversations = README.split("## Conversations and human-in-the-loop", 1)[1].split("\n## ", 1)[0]
     for block in blocks("bash"):
-        if any(marker in block for marker in EXTERNAL_BLOCKS) or block in multi_agent or "--scorer" in block:
-            continue  # (the multi-agent example's and the scorers' blocks run in their own tests)
+        if (any(marker in block for marker in EXTERNAL_BLOCKS) or block in multi_agent or block in conversations
+                or "--scorer" in block):
+            continue  # (the multi-agent, conversations and scorers' blocks run in their own tests)
         for line in command_lines(block):
             if (line.startswith(("harness wrap", "harness compare")) or "--to-store" in line
                     or "--experiment base" in line or any(option in line for option in EXTERNAL_LINES)):
