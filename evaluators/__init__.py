@@ -68,6 +68,10 @@ from ._evaluation import (
 )
 from ._generic import generic_run_rows, run_latency_ms
 from ._scores import (
+    MAX_NAME_CHARS,
+    MAX_SCORES_PER_CALL,
+    NEVER_GATE,
+    NOT_SCORED,
     SCORE_SOURCES,
     Score,
     ScoreResult,
@@ -77,6 +81,7 @@ from ._scores import (
     failed_score,
     log_test_score,
     pass_rate,
+    pass_unknown,
     run_passed,
     score_results,
     score_row,
@@ -212,6 +217,10 @@ __all__ = [
     "agent_overall",
     "aggregate",
     "SCORE_SOURCES",
+    "MAX_NAME_CHARS",
+    "MAX_SCORES_PER_CALL",
+    "NEVER_GATE",
+    "NOT_SCORED",
     "Score",
     "ScoreResult",
     "SourcedScore",
@@ -225,6 +234,7 @@ __all__ = [
     "failed_score",
     "log_test_score",
     "pass_rate",
+    "pass_unknown",
     "run_passed",
     "score_results",
     "score_row",

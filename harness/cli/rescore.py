@@ -2,6 +2,8 @@
 
 Example: `harness rescore cand --scorer my_scorers:under_50_words --scorer my_scorers:refund_amount`.
 A scorer whose name the experiment already has scores of is refused unless --replace.
+Exit 1 when a score could not be made (its error is stored, the run's pass is unknown) or
+another command is rescoring the experiment; 130 on Ctrl-C (what was written stays).
 """
 
 from __future__ import annotations
@@ -21,22 +23,33 @@ def command(
         "--scorer", help="A scorer MODULE:FUNCTION, a function of (run, case) (repeatable).")],
     replace: Annotated[bool, typer.Option("--replace", help="Replace scores of the same name.")] = False,
     concurrency: Annotated[int, typer.Option(min=1, max=256, help="Scorers running at once.")] = 4,
+    scorer_timeout: Annotated[float, typer.Option(
+        min=0.001, help="Seconds a scorer may take per run; past it the score is an error (default 60).")] = 60.0,
+    scorer_isolation: Annotated[str, typer.Option(
+        help="thread (default) or process: each scorer call in a worker process, so one that crashes "
+             "its process costs one error score.")] = "thread",
     store: Annotated[Optional[str], typer.Option(help="Store path or URL (default: $HARNESS_STORE or ./harness.db).")] = None,
 ) -> None:
     from harness.experiment.errors import ExperimentError
-    from harness.experiment.scoring import rescore, scorers_of
+    from harness.experiment.scorer_call import ScorerLimits
+    from harness.experiment.scoring import Interrupted, rescore, scorers_of
 
     from .wrap import print_score_summary
 
     try:
         scorers = scorers_of(scorer)
+        limits = ScorerLimits(scorer_timeout, scorer_isolation)
     except ExperimentError as exc:
         raise UsageError(str(exc)) from None
     harness = open_harness(store)
     try:
-        summary = rescore(harness, experiment, scorers, replace=replace, concurrency=concurrency)
+        summary = rescore(harness, experiment, scorers, replace=replace, concurrency=concurrency, limits=limits)
+    except Interrupted as exc:  # Ctrl-C: the batches written stay; one line says what was not rescored
+        say(f"harness: {exc}")
+        raise typer.Exit(130) from None
     except ExperimentError as exc:
-        raise UsageError(str(exc)) from None
+        busy = "being rescored by another command" in str(exc)
+        raise UsageError(str(exc), code=1 if busy else 2) from None
     say(f"rescored experiment {experiment}: {summary.runs} run(s), {summary.scores} score(s) written"
         f"{f', {summary.failed} could not be made' if summary.failed else ''}; store {harness.store.display}",
         err=False, whole=True)
@@ -45,3 +58,6 @@ def command(
     if summary.refused:
         say(f"harness: not replaced (give --replace): "
             f"{', '.join(f'{n} on {k} run(s)' for n, k in summary.refused.items())}")
+    if summary.failed:
+        say(f"harness: {summary.errors_line()}; the runs and every other score are stored")
+        raise typer.Exit(1)

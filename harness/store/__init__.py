@@ -7,7 +7,7 @@ written when it can.
 """
 
 from .base import DEFAULT_STORE, Store, store_url
-from .errors import StoreError, StoreUnavailable
+from .errors import StoreBusy, StoreError, StoreUnavailable
 from .values import ROW_KEY, content_key, json_text
 from .spool import Spool
 from .sqlite import SQLiteStore, resolve_store_path
@@ -20,6 +20,7 @@ __all__ = [
     "SQLiteStore",
     "Spool",
     "Store",
+    "StoreBusy",
     "StoreError",
     "StoreUnavailable",
     "content_key",

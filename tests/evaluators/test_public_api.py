@@ -32,6 +32,7 @@ PUBLIC = {
     # scores: every judgement of a run, and the one pass
     "SCORE_SOURCES", "Score", "ScoreResult", "SourcedScore", "answer_score", "built_in_scores",
     "failed_score", "log_test_score", "pass_rate", "run_passed", "score_results", "score_row",
+    "MAX_NAME_CHARS", "MAX_SCORES_PER_CALL", "NEVER_GATE", "NOT_SCORED", "pass_unknown",
     # paired statistics and verdicts (compare)
     "SIGN_FLIP_DRAWS", "SIGN_FLIP_EXACT_MAX", "SIGN_FLIP_SEED", "VERDICTS", "PairedTest", "SignFlips", "Verdict",
     "binomial_tail", "holm", "mean_of_repeats", "needed_cases", "paired_test", "round_sig", "verdict",
