@@ -43,6 +43,24 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "agent_path on langgraph_events, llm_calls, tool_calls and prompts: the chain of subgraphs a row "
                  "ran in (multi-agent graphs)"),
     Migration(8, "langgraph_events.handoff_to and tool_calls.handoff_to: where a handoff between agents went"),
+    Migration(9, "a score that could not be made has no pass (unknown, never a fail): scores.passed emptied where "
+                 "scores.error is set, and runs.passed emptied where only such a score had failed the run",
+              lambda store: _errors_are_unknown(store)),
 )
+
+
+def _errors_are_unknown(store: Any) -> None:
+    """Stores written before a run's pass had three values stored an errored score as a fail
+    (0): it is now unknown (empty), and so is the pass of a completed run that nothing else
+    failed (evaluators.run_passed; the judge, which never gates, left aside as it was)."""
+    never_gate = ("evaluators.LLMJudge", "harness.scorers.trajectory_match", "evaluators.agent_overall")
+    marks = ", ".join(store.placeholder for _ in never_gate)
+    store._execute('UPDATE "scores" SET passed = NULL WHERE error IS NOT NULL AND passed IS NOT NULL')
+    store._execute(
+        'UPDATE "runs" SET passed = NULL WHERE passed = 0 AND status = \'completed\' '
+        'AND EXISTS (SELECT 1 FROM "scores" s WHERE s.run_id = "runs".run_id AND s.error IS NOT NULL '
+        f'AND (s.scorer IS NULL OR s.scorer NOT IN ({marks}))) '
+        'AND NOT EXISTS (SELECT 1 FROM "scores" s WHERE s.run_id = "runs".run_id AND s.error IS NULL AND s.passed = 0)',
+        never_gate)
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

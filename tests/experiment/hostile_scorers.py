@@ -93,5 +93,7 @@ def reads_the_answer(run, case):
 
 def slow_value(run, case):
     """For concurrent re-scoring: a value that says which command wrote it (HOSTILE_VALUE)."""
+    with open(os.environ.get("HOSTILE_MARK", os.devnull), "a") as mark:
+        mark.write(f"{case.id}\n")
     time.sleep(float(os.environ.get("HOSTILE_DELAY", "0.05")))
     return float(os.environ.get("HOSTILE_VALUE", "1"))

@@ -232,13 +232,77 @@ def test_ctrl_c_stops_at_the_first_press_keeps_what_is_stored_and_exits_130(proj
     assert [r["error"] for r in scores["good"]] == [None] * 6  # what good scored is stored
 
 
-SLOW_RESCORE = textwrap.dedent("""
-    import sys
+def rescore_in_a_process(url: str, value: float, tmp_path: Path, *, delay: float = 0.05) -> subprocess.Popen:
+    """``harness rescore shared --scorer hostile_scorers:slow_value --replace`` writing ``value``."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "harness", "rescore", "shared", "--scorer", "tests.experiment.hostile_scorers:slow_value",
+         "--replace", "--store", url], cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "HOSTILE_VALUE": str(value), "HOSTILE_DELAY": str(delay),
+             "HOSTILE_MARK": str(tmp_path / f"started-{value:g}")})
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
+def test_two_rescores_of_one_experiment_never_leave_a_mix(engine, tmp_path, request):
     from harness import Harness
-    from tests.experiment.hostile_scorers import slow_value
-    h = Harness(sys.argv[1], writer="inline")
+
+    from .agents import react_agent
+
+    url = str(tmp_path / "shared.db") if engine == "sqlite" else request.getfixturevalue("pg_url")
+    h = Harness(url, writer="inline")
+    h.experiment("shared", react_agent(), capital_cases(6))
+    h.close()
+    first = rescore_in_a_process(url, 1.0, tmp_path, delay=4.0)  # (holds it well past the second one's start)
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "started-1").exists() and time.monotonic() < deadline:  # it holds the experiment
+        time.sleep(0.1)
+    second = rescore_in_a_process(url, 2.0, tmp_path)
+    out2, err2 = second.communicate(timeout=120)
+    out1, err1 = first.communicate(timeout=120)
+    assert first.returncode == 0, err1
+    assert out1.startswith("rescored experiment shared: 6 run(s), 6 score(s) written")
+    assert second.returncode == 1 and "being rescored by another command" in err2, (out2, err2)
+    assert "score(s) written" not in out2  # it says nothing it did not do
+
+    def values() -> list[float]:
+        store = Store(url)
+        try:
+            ids = [r["run_id"] for r in store.rows("runs", columns=["run_id"], where={"experiment": "shared"})]
+            return [r["value"] for r in store.rows("scores", ids, where={"name": "slow_value"})]
+        finally:
+            store.close()
+
+    assert values() == [1.0] * 6  # the first, whole
+    again = rescore_in_a_process(url, 2.0, tmp_path)
+    assert again.wait(timeout=120) == 0
+    assert values() == [2.0] * 6  # the last one wins for the whole experiment
+
+
+def test_a_store_lock_is_one_holders_at_a_time_and_freed_when_its_process_dies(tmp_path):
+    from harness.store import StoreBusy
+
+    path = tmp_path / "locks.db"
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import sys, time
+        from harness import Store
+        with Store({str(path)!r}).exclusive("rescore:e"):
+            print("held", flush=True)
+            time.sleep(60)
+    """)], cwd=ROOT, text=True, stdout=subprocess.PIPE)
+    assert holder.stdout.readline().strip() == "held"
+    store = Store(path)
     try:
-        print(h.rescore("shared", [slow_value], replace=True).scores)
-    except Exception as exc:
-        print(type(exc).__name__, exc)
-""")
+        with pytest.raises(StoreBusy):
+            with store.exclusive("rescore:e"):
+                pass
+        with store.exclusive("rescore:other"):  # another key is free
+            with pytest.raises(StoreBusy):  # and held once within a process too
+                with store.exclusive("rescore:other"):
+                    pass
+        holder.kill()
+        holder.wait()
+        with store.exclusive("rescore:e"):  # the system released the dead holder's lock
+            pass
+    finally:
+        store.close()
+        if holder.poll() is None:
+            holder.kill()
