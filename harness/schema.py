@@ -735,6 +735,9 @@ SCORES = Sheet("scores", "Us", "One row per judgement of a run: a built-in check
                "pass and leaves its run's pass unknown, never failed. Cut at 16,384 characters.",
                written_by="the scorer"),
     Column("created_at", "ISO", "datetime", "When the score was made (UTC).", "the scorer"),
+    Column("rater", "Text", "text", "Who gave a person's label (``harness label --by``): labels of one run and name "
+           "by different people are kept side by side; empty for a label given without a name and for every other "
+           "score.", "the scorer"),
 ))
 #: Sheets beyond the spec's fifteen, exported after them.
 EXTRA_SHEETS: tuple[Sheet, ...] = (SCORES,)

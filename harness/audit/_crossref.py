@@ -72,6 +72,8 @@ class Facts:
     model_costs: dict[str, dict[str, float | None]] = field(default_factory=dict)
     scored: bool = False  # the source has a scores sheet
     score_passes: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
+    # (run, name, value, passed, source, error, rater) of labels, judges and scorers (scores sheet)
+    judgements: list[tuple[Any, ...]] = field(default_factory=list)
 
     def count(self, table: Table) -> None:
         self.counts.setdefault(table.name, Counter()).update(table.column("run_id"))
@@ -168,7 +170,9 @@ class Facts:
 
     def from_scores(self, table: Table) -> None:
         """The pass, error and scorer of each score of each run (an empty pass: a score that
-        does not gate its run; an error: a score that could not be made, whose pass is unknown)."""
+        does not gate its run; an error: a score that could not be made, whose pass is
+        unknown), and the judgements agreement reads: people's labels and the judges' and
+        scorers' scores."""
         errors = table.column("error") if table.has("error") else [None] * len(table.rows)
         scorers = table.column("scorer") if table.has("scorer") else [None] * len(table.rows)
         for run, passed, error, scorer in zip(table.column("run_id"), table.column("passed"), errors, scorers):
@@ -176,6 +180,11 @@ class Facts:
             self.score_passes[run].append({"passed": None if value is None else int(value == 1),
                                            "error": None if is_empty(error) else error,
                                            "scorer": None if is_empty(scorer) else str(scorer).strip()})
+        raters = table.column("rater") if table.has("rater") else repeat(None)
+        for row in zip(table.column("run_id"), table.column("name"), table.column("value"), table.column("passed"),
+                       table.column("source"), table.column("error"), raters):
+            if row[4] in ("human", "llm", "code") and is_empty(row[5]) and type(row[1]) is str:
+                self.judgements.append(row)
 
     def passed(self, row: Mapping[str, Any]) -> bool | None:
         """The run's pass as the sheets give it: from its scores (:func:`evaluators.run_passed`)

@@ -270,7 +270,8 @@ class ScorerCalls:
         task = asyncio.current_task()
         with self._lock:
             if self.closed:  # stopped (Ctrl-C): its place stays held, never a guess
-                return [SourcedScore(failed_score(scorer.name, NOT_SCORED), "code", scorer.spec)]
+                return [SourcedScore(failed_score(scorer.name, NOT_SCORED), getattr(scorer, "source", "code"),
+                                     scorer.spec)]
             self._running[task] = asyncio.get_running_loop()
         try:
             if self.limits.isolation == "process":
@@ -293,7 +294,7 @@ class ScorerCalls:
         finally:
             with self._lock:
                 self._running.pop(task, None)
-        return [SourcedScore(r, "code", scorer.spec) for r in results]
+        return [SourcedScore(r, getattr(scorer, "source", "code"), scorer.spec) for r in results]
 
     def _late(self, scorer: Any, what: str) -> ScoreResult:
         return failed_score(scorer.name, f"TimeoutError: timed out after {seconds(self.limits.timeout)} ({what})")

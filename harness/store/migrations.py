@@ -43,8 +43,10 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "agent_path on langgraph_events, llm_calls, tool_calls and prompts: the chain of subgraphs a row "
                  "ran in (multi-agent graphs)"),
     Migration(8, "langgraph_events.handoff_to and tool_calls.handoff_to: where a handoff between agents went"),
-    Migration(9, "a score that could not be made has no pass (unknown, never a fail): scores.passed emptied where "
-                 "scores.error is set, and runs.passed emptied where only such a score had failed the run",
+    Migration(9, "scores.rater: who gave a person's label, so labels of one run and name by several people "
+                 "are kept side by side"),
+    Migration(10, "a score that could not be made has no pass (unknown, never a fail): scores.passed emptied "
+                  "where scores.error is set, and runs.passed emptied where only such a score had failed the run",
               lambda store: _errors_are_unknown(store)),
 )
 
