@@ -188,10 +188,12 @@ SHEETS: tuple[Sheet, ...] = (
         Column("note", "Extra", "text", "What the run's data lacked: each planned source that returned no records, "
                "was skipped for a missing key (named) or failed, led by \"no evidence found\" when none returned "
                "records; empty when every source returned records.", "node (synthesize)"),
-        Column("passed", "Extra", "int", "1 when the run passed, 0 when it did not, empty when it has no pass: a run "
-               "passes when it completed and every score of it that has a pass holds (scores sheet); a run none "
-               "of whose scores has a pass has none. An experiment's runs always have one (its completed score); "
-               "a credit run's evaluation and log test gate it.", "evaluators.run_passed(status, scores.passed)",
+        Column("passed", "Extra", "int", "1 when the run passed, 0 when it did not, empty when its pass is unknown "
+               "or it has none: a run fails when it did not complete or a score that gates it fails (scores "
+               "sheet); else its pass is unknown while a score of it could not be made (an error, or a scorer "
+               "not run yet); else it passes when a score gates it; a run none of whose scores gates it has no "
+               "pass. An experiment's runs always have a gate (their completed score); a credit run's "
+               "evaluation and log test gate it.", "evaluators.run_passed(status, scores)",
                bounds=(0, 1)),
         Column("inputs", "Extra", "json", "The input the experiment ran the graph on (the dataset case's input), "
                "cut at 1 MB.", "the experiment runner"),
@@ -735,16 +737,18 @@ SCORES = Sheet("scores", "Us", "One row per judgement of a run: a built-in check
            "agent_metrics, evaluation, judge, log_test), a scorer's name or a label's.", "the scorer"),
     Column("value", "Measured", "float", "The score, a finite number; empty when the score has none (a pass/fail "
            "judgement) or could not be made (see error).", "the scorer", bounds=(-math.inf, math.inf)),
-    Column("passed", "Rule", "int", "1 passes, 0 fails, empty when the score does not gate the run.", "the scorer",
-           bounds=(0, 1)),
+    Column("passed", "Rule", "int", "1 passes, 0 fails, empty when the score does not gate the run or could not "
+           "be made (see error).", "the scorer", bounds=(0, 1)),
     Column("explanation", "Text", "text", "Why, in words: what was compared, the judge's reasoning, a label's "
            "comment.", "the scorer"),
     Column("source", "Label", "text", "``rule`` (a built-in check), ``llm`` (a judge), ``code`` (a user's scorer) or "
            "``human`` (a label).", "the scorer", labels=("rule", "llm", "code", "human")),
     Column("scorer", "Text", "text", "What made it: a built-in check's function, a scorer's ``module:function``, "
            "``harness label``.", "the scorer"),
-    _ERROR.but(meaning="Why the score could not be made (the scorer raised, or returned NaN, an infinity or a "
-               "wrong type); such a score does not pass.", written_by="the scorer"),
+    _ERROR.but(meaning="Why the score could not be made (the scorer raised, timed out, or returned NaN, an "
+               "infinity or a wrong type; 'not scored: ...' while its scorer has not run); such a score has no "
+               "pass and leaves its run's pass unknown, never failed. Cut at 16,384 characters.",
+               written_by="the scorer"),
     Column("created_at", "ISO", "datetime", "When the score was made (UTC).", "the scorer"),
     Column("rater", "Text", "text", "Who gave a person's label (``harness label --by``): labels of one run and name "
            "by different people are kept side by side; empty for a label given without a name and for every other "

@@ -73,7 +73,7 @@ class Facts:
     # without a cost), models in the order of their first call; judge calls left out
     model_costs: dict[str, dict[str, float | None]] = field(default_factory=dict)
     scored: bool = False  # the source has a scores sheet
-    score_passes: dict[str, list[int | None]] = field(default_factory=lambda: defaultdict(list))
+    score_passes: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
     # (run, name, value, passed, source, error, rater) of labels, judges and scorers (scores sheet)
     judgements: list[tuple[Any, ...]] = field(default_factory=list)
 
@@ -171,11 +171,17 @@ class Facts:
                                     found.get("require_tools") is True)
 
     def from_scores(self, table: Table) -> None:
-        """The pass of each score of each run (empty: a score that does not gate its run), and
-        the judgements agreement reads: people's labels and the judges' and scorers' scores."""
-        for run, passed in zip(table.column("run_id"), table.column("passed")):
+        """The pass, error and scorer of each score of each run (an empty pass: a score that
+        does not gate its run; an error: a score that could not be made, whose pass is
+        unknown), and the judgements agreement reads: people's labels and the judges' and
+        scorers' scores."""
+        errors = table.column("error") if table.has("error") else [None] * len(table.rows)
+        scorers = table.column("scorer") if table.has("scorer") else [None] * len(table.rows)
+        for run, passed, error, scorer in zip(table.column("run_id"), table.column("passed"), errors, scorers):
             value = number_or_none(passed) if not is_empty(passed) else None
-            self.score_passes[run].append(None if value is None else int(value == 1))
+            self.score_passes[run].append({"passed": None if value is None else int(value == 1),
+                                           "error": None if is_empty(error) else error,
+                                           "scorer": None if is_empty(scorer) else str(scorer).strip()})
         raters = table.column("rater") if table.has("rater") else repeat(None)
         for row in zip(table.column("run_id"), table.column("name"), table.column("value"), table.column("passed"),
                        table.column("source"), table.column("error"), raters):
@@ -201,7 +207,7 @@ class Facts:
                 gates.append(f1 is not None and f1 >= 1.0 - 1e-12)
         elif run in self.evaluation:  # a credit run: its evaluation and its log test
             gates += [status_of(self.evaluation[run]) == "good", self.verified.get(run) == "pass"]
-        return evaluators.run_passed(status, gates)
+        return evaluators.run_passed(status, [{"passed": gate} for gate in gates])
 
     def from_assessments(self, table: Table) -> None:
         for _, row in table.records():
@@ -267,7 +273,7 @@ def check_runs(runs: Table, facts: Facts, tolerance: float) -> Iterator[Finding]
         if facts.scored or not is_empty(row.get("passed")):
             expected = facts.passed(row)
             check.check(i, row, "passed", None if expected is None else int(expected),
-                        "passed = evaluators.run_passed(status, the passes of the run's scores)" if facts.scored else
+                        "passed = evaluators.run_passed(status, the run's scores: passes, errors)" if facts.scored else
                         "passed = evaluators.run_passed(status, [completed, the answer check at its threshold, "
                         "tool F1 = 1 when the case requires its tools])", "cross-sheet")
         assessment = facts.assessment.get(run)

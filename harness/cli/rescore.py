@@ -6,6 +6,8 @@ With --threads the scorers are thread scorers, functions of (thread, case) that 
 threads named with --thread (an id or its first 4+ characters), else those of EXPERIMENT, else every thread in the
 store, e.g. `harness rescore --threads --thread user-42 --scorer my_scorers:resolved`. A thread's score is kept once,
 on its last turn.
+Exit 1 when a score could not be made (its error is stored, the run's pass is unknown) or
+another command is rescoring the experiment; 130 on Ctrl-C (what was written stays).
 """
 
 from __future__ import annotations
@@ -27,10 +29,16 @@ def command(
     thread: Annotated[Optional[list[str]], typer.Option("--thread", metavar="ID", help="With --threads: this thread (repeatable).")] = None,
     replace: Annotated[bool, typer.Option("--replace", help="Replace scores of the same name.")] = False,
     concurrency: Annotated[int, typer.Option(min=1, max=256, help="Scorers running at once.")] = 4,
+    scorer_timeout: Annotated[float, typer.Option(
+        min=0.001, help="Seconds a scorer may take per run; past it the score is an error (default 60).")] = 60.0,
+    scorer_isolation: Annotated[str, typer.Option(
+        help="thread (default) or process: each scorer call in a worker process, so one that crashes "
+             "its process costs one error score.")] = "thread",
     store: Annotated[Optional[str], typer.Option(help="Store path or URL (default: $HARNESS_STORE or ./harness.db).")] = None,
 ) -> None:
     from harness.experiment.errors import ExperimentError
-    from harness.experiment.scoring import rescore, scorers_of
+    from harness.experiment.scorer_call import ScorerLimits
+    from harness.experiment.scoring import Interrupted, rescore, scorers_of
 
     from .wrap import print_score_summary
 
@@ -42,15 +50,20 @@ def command(
         raise UsageError("give the EXPERIMENT whose runs to score (or --threads to score threads)")
     try:
         scorers = scorers_of(scorer)
+        limits = ScorerLimits(scorer_timeout, scorer_isolation)
     except ExperimentError as exc:
         raise UsageError(str(exc)) from None
     harness = open_harness(store)
     if threads:
-        return _threads(harness, scorers, thread or None, experiment, replace, concurrency)
+        return _threads(harness, scorers, thread or None, experiment, replace, concurrency, limits)
     try:
-        summary = rescore(harness, experiment, scorers, replace=replace, concurrency=concurrency)
+        summary = rescore(harness, experiment, scorers, replace=replace, concurrency=concurrency, limits=limits)
+    except Interrupted as exc:  # Ctrl-C: the batches written stay; one line says what was not rescored
+        say(f"harness: {exc}")
+        raise typer.Exit(130) from None
     except ExperimentError as exc:
-        raise UsageError(str(exc)) from None
+        busy = "being rescored by another command" in str(exc)
+        raise UsageError(str(exc), code=1 if busy else 2) from None
     say(f"rescored experiment {experiment}: {summary.runs} run(s), {summary.scores} score(s) written"
         f"{f', {summary.failed} could not be made' if summary.failed else ''}; store {harness.store.display}",
         err=False, whole=True)
@@ -59,17 +72,24 @@ def command(
     if summary.refused:
         say(f"harness: not replaced (give --replace): "
             f"{', '.join(f'{n} on {k} run(s)' for n, k in summary.refused.items())}")
+    if summary.failed:
+        say(f"harness: {summary.errors_line()}; the runs and every other score are stored")
+        raise typer.Exit(1)
 
 
-def _threads(harness, scorers, names, experiment, replace, concurrency) -> None:
+def _threads(harness, scorers, names, experiment, replace, concurrency, limits) -> None:
     from harness.experiment.errors import ExperimentError
+    from harness.experiment.scoring import Interrupted
     from harness.experiment.threads import rescore_threads
 
     from .wrap import print_score_summary
 
     try:
         summary = rescore_threads(harness, scorers, threads=names, experiment=experiment, replace=replace,
-                                  concurrency=concurrency)
+                                  concurrency=concurrency, limits=limits)
+    except Interrupted as exc:
+        say(f"harness: {exc}")
+        raise typer.Exit(130) from None
     except ExperimentError as exc:
         raise UsageError(str(exc)) from None
     say(f"scored {summary.runs} thread(s): {summary.scores} score(s) written"
@@ -79,8 +99,9 @@ def _threads(harness, scorers, names, experiment, replace, concurrency) -> None:
                      if r["thread_id"] is not None and r["scorer"] in {s.spec for s in scorers}]
     print_score_summary(harness.store, list(dict.fromkeys(r["run_id"] for r in thread_scores)),
                         only={r["name"] for r in thread_scores})
-    for error in summary.errors[:1]:
-        say(f"harness: e.g. {error}")
     if summary.refused:
         say(f"harness: not replaced (give --replace): "
             f"{', '.join(f'{n} on {k} thread(s)' for n, k in summary.refused.items())}")
+    if summary.failed:
+        say(f"harness: {summary.errors_line()}; the threads' runs and every other score are stored")
+        raise typer.Exit(1)

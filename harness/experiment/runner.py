@@ -32,7 +32,8 @@ from .answer import model_judge, score_answer
 from .dataset import Case, Dataset, DatasetError, load_dataset, turn_mapping
 from .errors import ExperimentError
 from .loop import in_own_loop
-from .scoring import ScoringPipeline, scorers_of
+from .scorer_call import DEFAULT_TIMEOUT, ScorerLimits
+from .scoring import Interrupted, ScoringPipeline, scorers_of
 from .threads import score_threads
 from .turns import TurnsVerdict, asked_of, turn_case
 
@@ -126,6 +127,10 @@ def run_experiment(harness: Harness, graph: Any, dataset: Dataset | Any, *, name
     threads: list[Any] = []
     runs = run_cases(harness, graph, dataset, name=name, target=target, on_scored=scored.append,
                      on_threads_scored=threads.append, **options)
+    for summary in (*scored, *threads):
+        if summary.failed:  # said where a script's output goes, as the CLI says it
+            logger.warning("harness: experiment %r: %s (the runs and every other score are stored)", name,
+                           summary.errors_line())
     return Experiment(harness, name, [run.run_id for run in runs], scored[0] if scored else None,
                       threads[0] if threads else None)
 
@@ -136,15 +141,20 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
               append: bool = False, shard: tuple[int, int] | None = None, judge: Any = None,
               scorers: Sequence[Any] = (), on_done: Callable[[Run], None] | None = None,
               on_scored: Callable[[Any], None] | None = None, thread_scorers: Sequence[Any] = (),
-              on_threads_scored: Callable[[Any], None] | None = None) -> list[Run]:
+              on_threads_scored: Callable[[Any], None] | None = None, scorer_timeout: float = DEFAULT_TIMEOUT,
+              scorer_isolation: str = "thread") -> list[Run]:
     """Run every case ``repeats`` times and return the runs in dataset order, every one
     written. With a ``name`` the runs form that experiment (recorded, with their checks and
     pass, then scored by ``scorers``: see :mod:`.scoring`); without, they are plain runs.
-    From inside a running event loop (a notebook) the runs go on a thread of their own.
-    Raises :class:`ExperimentError` or :class:`DatasetError` before any run starts when it
-    cannot run."""
+    Each scorer call, and a case's semantic or judge answer check, is limited to
+    ``scorer_timeout`` seconds; ``scorer_isolation`` is ``thread`` or ``process``
+    (:mod:`.scorer_call`). From inside a running event loop (a notebook) the runs go on a
+    thread of their own. Raises :class:`ExperimentError` or :class:`DatasetError` before any
+    run starts when it cannot run; Ctrl-C raises :class:`~.scoring.Interrupted` (a
+    ``KeyboardInterrupt``) saying what was stored and what was not scored."""
     if name is not None:
         check_name(name)
+    limits = ScorerLimits(scorer_timeout, scorer_isolation)
     chosen = scorers_of(scorers)
     chosen_threads = scorers_of(thread_scorers)
     if (chosen or chosen_threads) and name is None:
@@ -184,8 +194,9 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
     commit = None
     # Scored while the runs go, a batch at a time, as the writer stores them (a scorer named
     # like a built-in check, e.g. tool_f1(require=True), replaces that check's score).
-    scoring = ScoringPipeline(harness, chosen, concurrency=concurrency) if chosen else None
+    scoring = ScoringPipeline(harness, chosen, concurrency=concurrency, limits=limits) if chosen else None
     on_written = scoring.add if scoring is not None else None
+    pending = tuple((s.name, s.spec) for s in chosen)  # each run holds its scorers' places until they run
     try:
         with contextlib.ExitStack() as stack:
             if name is not None:  # read while the runs go
@@ -193,10 +204,18 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
             runs = in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=target.rsplit(":", 1)[-1],
                                         concurrency=concurrency, timeout=timeout, config=dict(config or {}),
                                         context=context, sync=sync, judge=grader, on_done=on_done,
-                                        on_written=on_written))
+                                        on_written=on_written, pending=pending, check_timeout=limits.timeout))
         harness.flush()
-    finally:
-        summary = scoring.finish() if scoring is not None else None
+        summary = scoring.finish() if scoring is not None else None  # (Ctrl-C in it stops it)
+    except KeyboardInterrupt:
+        if scoring is not None:
+            scoring.stop()
+        raise Interrupted(_interrupted(harness, name)) from None
+    except BaseException:
+        if scoring is not None:  # the runs stored are scored still; the failure is the experiment's
+            with contextlib.suppress(Exception):
+                scoring.finish()
+        raise
     if summary is not None and on_scored is not None:
         on_scored(summary)
     if chosen_threads:  # each case's thread (one per case and repeat), scored whole once its turns are stored
@@ -204,7 +223,7 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
                                                                           columns=["thread_id"])
                                      if r["thread_id"] is not None))
         scored = score_threads(store, threads, chosen_threads, concurrency=concurrency, replace=True,
-                               redact=host_redactor(harness.redact_rules))
+                               redact=host_redactor(harness.redact_rules), limits=limits)
         if on_threads_scored is not None:
             on_threads_scored(scored)
     if name is not None:
@@ -218,6 +237,29 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
         except StoreError as exc:  # the runs are spooled and written later; only the record's end is missing
             logger.warning("harness: experiment %r ran, but its record could not be completed: %s", name, exc)
     return runs
+
+
+def _interrupted(harness: Harness, name: str | None) -> str:
+    """The one line Ctrl-C leaves: what of the experiment is stored, and what was not scored."""
+    from evaluators import NOT_SCORED
+
+    if name is None:
+        return "interrupted"
+    try:
+        harness.flush(timeout=10)
+        ids = [r["run_id"] for r in harness.store.rows("runs", columns=["run_id"], where={"experiment": name})]
+        held: dict[str, int] = {}
+        for start in range(0, len(ids), 500):
+            for r in harness.store.rows("scores", ids[start:start + 500], columns=["name", "error"],
+                                        where={"error": NOT_SCORED}):
+                held[r["name"]] = held.get(r["name"], 0) + 1
+    except Exception as exc:  # noqa: BLE001 - the line says what it can
+        return f"interrupted: experiment {name!r} keeps what was stored ({type(exc).__name__} reading it back)"
+    line = f"interrupted: experiment {name!r} has {len(ids)} run(s) stored"
+    if held:
+        line += ("; not scored (stored as errors, pass unknown): "
+                 + ", ".join(f"{n} on {k} run(s)" for n, k in held.items()))
+    return line
 
 
 def _another_shard(known: Mapping[str, Any] | None, shard: tuple[int, int] | None, data: Dataset) -> bool:
@@ -251,7 +293,8 @@ def _models(store: Any, name: str) -> list[str]:
 async def _run_all(harness: Harness, graph: Any, jobs: list[tuple[Case, int]], *, name: str | None, workflow: str,
                    concurrency: int, timeout: float | None, config: dict[str, Any], context: Any, sync: bool,
                    judge: Any, on_done: Callable[[Run], None] | None,
-                   on_written: Callable[[str], None] | None = None) -> list[Run]:
+                   on_written: Callable[[str], None] | None = None, pending: tuple[tuple[str, str], ...] = (),
+                   check_timeout: float | None = None) -> list[Run]:
     gate = asyncio.Semaphore(concurrency)
     finished: list[list[Run] | None] = [None] * len(jobs)
     written = 0
@@ -269,10 +312,12 @@ async def _run_all(harness: Harness, graph: Any, jobs: list[tuple[Case, int]], *
         async with gate:
             if case.turns:
                 runs = await _play_turns(harness, graph, case, repeat, name=name, workflow=workflow,
-                                         timeout=timeout, config=config, context=context, sync=sync, judge=judge)
+                                         timeout=timeout, config=config, context=context, sync=sync, judge=judge,
+                                         pending=pending, check_timeout=check_timeout)
             else:
                 runs = [await _run_case(harness, graph, case, repeat, name=name, workflow=workflow, timeout=timeout,
-                                        config=config, context=context, sync=sync, judge=judge)]
+                                        config=config, context=context, sync=sync, judge=judge, pending=pending,
+                                        check_timeout=check_timeout)]
         finished[index] = runs
         write_in_order()
         if on_done is not None:
@@ -307,7 +352,8 @@ async def _invoke(run: Run, graph: Any, given: Any, *, timeout: float | None, co
 
 
 async def _run_case(harness: Harness, graph: Any, case: Case, repeat: int, *, name: str | None, workflow: str,
-                    timeout: float | None, config: dict[str, Any], context: Any, sync: bool, judge: Any) -> Run:
+                    timeout: float | None, config: dict[str, Any], context: Any, sync: bool, judge: Any,
+                    pending: tuple[tuple[str, str], ...] = (), check_timeout: float | None = None) -> Run:
     run_id = str(uuid.uuid4())
     # Each run its own thread: a checkpointer keeps the runs' states apart.
     configurable = {"thread_id": run_id, **(config.get("configurable") or {})}
@@ -318,8 +364,9 @@ async def _run_case(harness: Harness, graph: Any, case: Case, repeat: int, *, na
         run.set_result(experiment=name, case_id=case.id, repeat_index=repeat)
     output, completed = await _invoke(run, graph, case.input, timeout=timeout, context=context, sync=sync)
     if name is not None:
-        answer = await score_answer(case, output, completed and run.status == "completed", judge)
-        run.checks = {"answer": answer, "require_tools": case.require_tools}
+        answer = await score_answer(case, output, completed and run.status == "completed", judge,
+                                    timeout=check_timeout)
+        run.checks = {"answer": answer, "require_tools": case.require_tools, "pending": pending}
         redact = host_redactor(harness.redact_rules)
         run.set_result(inputs=bounded(case.input, redact), reference=case_reference(case),
                        outputs=bounded(output, redact) if completed else None)
@@ -328,7 +375,8 @@ async def _run_case(harness: Harness, graph: Any, case: Case, repeat: int, *, na
 
 async def _play_turns(harness: Harness, graph: Any, case: Case, repeat: int, *, name: str | None, workflow: str,
                       timeout: float | None, config: dict[str, Any], context: Any, sync: bool,
-                      judge: Any) -> list[Run]:
+                      judge: Any, pending: tuple[tuple[str, str], ...] = (),
+                      check_timeout: float | None = None) -> list[Run]:
     """A multi-turn case played in order on one fresh thread (see :mod:`.turns`): a run per
     turn, until the last or until a turn fails or does not do what the case expects (its
     reason goes in the last run's ``turns`` score)."""
@@ -353,9 +401,10 @@ async def _play_turns(harness: Harness, graph: Any, case: Case, repeat: int, *, 
                        expected=case.expects_interrupt(index), error=run.error)
         if name is not None:
             check = turn_case(case, index) if (turn.reference_answer is not None or last) else None
-            answer = await score_answer(check, output, ok, judge) if check is not None else None
+            answer = (await score_answer(check, output, ok, judge, timeout=check_timeout)
+                      if check is not None else None)
             redact = host_redactor(harness.redact_rules)
-            run.checks = {"answer": answer, "require_tools": False}
+            run.checks = {"answer": answer, "require_tools": False, "pending": pending}
             run.set_result(inputs=bounded({"resume": turn.resume} if turn.is_resume else turn.input, redact),
                            reference=case_reference(case), outputs=bounded(output, redact) if completed else None)
         if verdict.stopped or last:

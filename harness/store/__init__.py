@@ -7,7 +7,7 @@ written when it can.
 """
 
 from .base import DEFAULT_STORE, Store, store_url
-from .errors import StoreError, StoreUnavailable
+from .errors import StoreBusy, StoreError, StoreUnavailable
 from .values import ROW_KEY, content_key, json_text
 from .spool import Spool
 from .threads import ThreadRun, run_ids_of_thread, thread_ids_starting, thread_runs
@@ -21,6 +21,7 @@ __all__ = [
     "SQLiteStore",
     "Spool",
     "Store",
+    "StoreBusy",
     "StoreError",
     "StoreUnavailable",
     "ThreadRun",

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import config
 from ..schema import ALL_SHEET_NAMES, ALL_SHEETS, SHEET_NAMES, Sheet, sheet as sheet_named
-from .errors import StoreError, StoreUnavailable
+from .errors import StoreBusy, StoreError, StoreUnavailable
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .threads import link_turns
 from .values import ROW_KEY, content_key, decode, encode_rows, json_text
@@ -374,28 +374,33 @@ class Store:
         return problems
 
     def write_scores(self, rows: Sequence[Mapping[str, Any]], *, replace: bool = False,
-                     passed: Callable[[str | None, list[int | None]], bool | None],
-                     also: Sequence[str] = ()) -> int:
+                     passed: Callable[[str | None, list[dict[str, Any]]], bool | None],
+                     settled: Sequence[tuple[str, str, str]] = (), also: Sequence[str] = ()) -> int:
         """Write scores rows and, in the same transaction, each of their runs' pass:
-        ``passed(status, every pass of the run's scores)`` (the one definition, given by the
-        caller), stored in ``runs.passed``. ``replace``: a score of the same run and name is
-        overwritten; else it is kept and the new one skipped. ``also``: runs whose pass is
-        recomputed too (a thread's score that moved from them to a later turn). Returns the
-        rows written."""
-        if not rows and not also:
+        ``passed(status, the run's scores rows: passed, error, scorer)`` (the one definition,
+        given by the caller), stored in ``runs.passed``. ``replace``: a score of the same run
+        and name is overwritten; else it is kept and the new one skipped. ``settled``: (run id,
+        row key, error) of places held for scores, removed first when they still hold that
+        error (the scorer has run: its scores take their place, whatever their names).
+        ``also``: runs whose pass is recomputed too (a thread's score that moved from them to a
+        later turn). Returns the rows written."""
+        if not rows and not settled and not also:
             return 0
-        ids = list(dict.fromkeys([*(str(r["run_id"]) for r in rows), *also]))
+        ids = list(dict.fromkeys([*(str(r["run_id"]) for r in rows), *(run_id for run_id, _, _ in settled), *also]))
         mark = self.placeholder
         # (immediate: it reads what it then writes, while other processes may be writing runs)
         with self.transaction(immediate=True):
-            written = self.replace("scores", rows) if replace else self._insert(sheet_named("scores"), rows)
+            if settled:
+                self._executemany(f'DELETE FROM "scores" WHERE {ROW_KEY} = {mark} AND error = {mark}',
+                                  [(key, error) for _, key, error in settled])
+            written = (self.replace("scores", rows) if replace else self._insert(sheet_named("scores"), rows)) if rows else 0
             statuses = {r["run_id"]: r["status"] for r in self.rows("runs", ids, columns=["run_id", "status"])}
-            passes: dict[str, list[int | None]] = {run_id: [] for run_id in statuses}
-            for r in self.rows("scores", ids, columns=["run_id", "passed"]):
-                passes.setdefault(r["run_id"], []).append(r["passed"])
+            scores: dict[str, list[dict[str, Any]]] = {run_id: [] for run_id in statuses}
+            for r in self.rows("scores", ids, columns=["run_id", "passed", "error", "scorer"]):
+                scores.setdefault(r["run_id"], []).append(r)
             updates = []
             for run_id, status in statuses.items():
-                verdict = passed(status, passes.get(run_id, []))
+                verdict = passed(status, scores.get(run_id, []))
                 updates.append((None if verdict is None else int(verdict), run_id))
             self._executemany(f'UPDATE "runs" SET passed = {mark} WHERE run_id = {mark}', updates)
         return written
@@ -421,6 +426,40 @@ class Store:
             if inserts:
                 self._executemany(self._insert_sql[s.name], inserts)
         return len(batch)
+
+    # --- one holder at a time -----------------------------------------------------------
+    @contextlib.contextmanager
+    def exclusive(self, key: str) -> Iterator[None]:
+        """Hold ``key`` for the ``with`` block, alone among every process using this store
+        (e.g. one rescore of an experiment at a time); :class:`StoreBusy` at once when another
+        holds it. Released when the block ends, and by the system when the process dies (an
+        engine's lock: a file lock beside a SQLite file, a PostgreSQL session advisory lock)."""
+        token = (self.location, key)
+        with _held_lock:
+            if token in _held:
+                raise StoreBusy(f"{key!r} is held by another task of this process")
+            _held.add(token)
+        try:
+            with self._lock:
+                taken = self._try_hold(key)
+            if not taken:
+                raise StoreBusy(f"{key!r} is held by another process using store {self.display!r}")
+            try:
+                yield
+            finally:
+                with self._lock, contextlib.suppress(Exception):
+                    self._let_go(key)
+        finally:
+            with _held_lock:
+                _held.discard(token)
+
+    def _try_hold(self, key: str) -> bool:
+        """Take the engine's lock of ``key`` without waiting; whether it was free (by default:
+        a store no other process can open needs none)."""
+        return True
+
+    def _let_go(self, key: str) -> None:
+        """Release the engine's lock of ``key``."""
 
     # --- reading ------------------------------------------------------------------------
     def rows(
@@ -625,6 +664,14 @@ class Store:
 #: child inherited, kept referenced so they are never used or closed there.
 _open_stores: weakref.WeakSet[Store] = weakref.WeakSet()
 _inherited: list[Any] = []
+#: (store location, key) held by :meth:`Store.exclusive` in this process.
+_held: set[tuple[str, str]] = set()
+_held_lock = threading.Lock()
+
+
+def lock_number(key: str) -> int:
+    """A key as a signed 64-bit number (PostgreSQL's advisory lock id, a byte of a lock file)."""
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
 
 
 def _after_fork_in_child() -> None:

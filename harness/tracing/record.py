@@ -81,7 +81,8 @@ class RunRecord:
     #: prices in force in the host that differ from the bundled table (model -> (input, output))
     prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     #: a dataset case's checks, scored in the host: ``answer`` (the answer check's score and
-    #: what it compared, or None) and ``require_tools``; None outside experiments
+    #: what it compared, or None), ``require_tools`` and ``pending`` (the experiment's scorers
+    #: still to run: (score name, scorer) pairs); None outside experiments
     checks: Mapping[str, Any] | None = None
 
     def assembled(self) -> list[Event]:
@@ -177,7 +178,7 @@ def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, l
 def _score(record: RunRecord, rows: dict[str, list[dict[str, Any]]]) -> None:
     """The run's judgements as ``scores`` rows (:func:`evaluators.built_in_scores`), and its
     pass from them (:func:`evaluators.run_passed`, the one definition)."""
-    from evaluators import built_in_scores, run_passed
+    from evaluators import NOT_SCORED, ScoreResult, SourcedScore, built_in_scores, run_passed
 
     try:
         checks = record.checks or {}
@@ -188,9 +189,13 @@ def _score(record: RunRecord, rows: dict[str, list[dict[str, Any]]]) -> None:
     except Exception:  # noqa: BLE001 - the run's rows stand without its scores
         record.count_error("scoring")
         return
+    # An experiment's scorers run once the run is stored: until each has, its score is the
+    # error NOT_SCORED (replaced by the score), so the run's pass is unknown, never early.
+    scores += [SourcedScore(ScoreResult(name, None, None, "", NOT_SCORED), "code", spec)
+               for name, spec in (record.checks or {}).get("pending", ())]
     if scores:
-        rows["scores"] = [score_row(record.run_id, scored) for scored in scores]
-    passed = run_passed(record.status, [scored.result.passed for scored in scores])
+        rows["scores"] = list({row["row_key"]: row for row in (score_row(record.run_id, s) for s in scores)}.values())
+    passed = run_passed(record.status, rows.get("scores", ()))
     rows["runs"][0]["passed"] = None if passed is None else int(passed)
 
 
@@ -337,8 +342,7 @@ def derived_rows(entry: Mapping[str, Any], stored: Mapping[str, int]) -> dict[st
     if entry["profile"] == "credit" and rows.get("runs"):
         scored = log_test_score(log["verification_status"])
         run = dict(rows["runs"][0])
-        passed = run_passed(run.get("status"), [*(s.get("passed") for s in rows.get("scores", ())),
-                                                scored.result.passed])
+        passed = run_passed(run.get("status"), [*rows.get("scores", ()), scored.result])
         run["passed"] = None if passed is None else int(passed)
         out.update(scores=[score_row(entry["run_id"], scored)], runs=[run])
     return out

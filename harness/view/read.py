@@ -84,7 +84,24 @@ def list_runs(store: Store, *, experiments: Sequence[str] = (), workflows: Seque
     a non-empty filter keeps the runs whose column is any of its values."""
     where = {column: list(values) for column, values in
              (("experiment", experiments), ("workflow", workflows), ("status", statuses)) if values}
-    return list(store.rows("runs", columns=LIST_COLUMNS, where=where, newest_first=True, limit=limit))
+    rows = list(store.rows("runs", columns=LIST_COLUMNS, where=where, newest_first=True, limit=limit))
+    _mark_unknown(store, rows)
+    return rows
+
+
+def _mark_unknown(store: Store, runs: list[dict[str, Any]]) -> None:
+    """``pass_unknown`` on each run without a pass: whether a score that could gate it could
+    not be made (:func:`evaluators.pass_unknown`), so it shows ``?`` rather than ``—``."""
+    from evaluators import pass_unknown
+
+    open_ = [r for r in runs if r.get("passed") is None]
+    for start in range(0, len(open_), _CHUNK):
+        chunk = {r["run_id"]: r for r in open_[start:start + _CHUNK]}
+        scores: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for row in store.rows("scores", list(chunk), columns=["run_id", "passed", "error", "scorer"]):
+            scores[row["run_id"]].append(row)
+        for run_id, run in chunk.items():
+            run["pass_unknown"] = pass_unknown(run.get("status"), scores.get(run_id, ()))
 
 
 def load_run(store: Store, run_id: str) -> RunView:
@@ -140,7 +157,12 @@ def _view(run: dict[str, Any], events: list[dict[str, Any]], llm: list[dict[str,
     start = next((t for t in (epoch_ms(graph and graph["started_at"]), epoch_ms(run.get("started_at")),
                               min((s for s, _ in times), default=None)) if t is not None), None)
     span = max(end - start for _, end in times) if times and start is not None else (run.get("total_time_ms") or 0.0)
+    if run.get("passed") is None:
+        from evaluators import pass_unknown
+
+        run["pass_unknown"] = pass_unknown(run.get("status"), listed)
     scores = {"passed": None if run.get("passed") is None else bool(run["passed"]),
+              "pass_unknown": bool(run.get("pass_unknown")),
               "list": [{k: v for k, v in row.items() if k != "run_id"} for row in listed], **_scores(run, scored)}
     return RunView(run=run, tree=tree, scores=scores, started_ms=start, span_ms=span,
                    graph_io={"input": graph["input"], "output": graph["output"]} if graph else {})

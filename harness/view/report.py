@@ -143,7 +143,7 @@ def run_data(view: RunView) -> dict[str, Any]:
         "st": r.get("status"), "ms": _round(r.get("total_time_ms")), "tok": r.get("total_tokens"),
         "cost": r.get("total_cost"), "eval": r.get("evaluation_score"), "exp": r.get("experiment"),
         "case": r.get("case_id"), "model": r.get("model"), "err": abbreviate(r.get("error"), 400) or None,
-        "start": r.get("started_at"), "pass": r.get("passed"),
+        "start": r.get("started_at"), "pass": "?" if r.get("pass_unknown") else r.get("passed"),
         **thread_data(r),
     }
 

@@ -28,10 +28,11 @@ def _status(value: str | None) -> Text:
     return Text(value or MISSING, style=_STATUS_STYLE.get(value or "", ""))
 
 
-def _pass(value: Any) -> Text:
-    """A run's pass: yes, no, or — (it has no score that gates it)."""
+def _pass(value: Any, unknown: bool = False) -> Text:
+    """A run's pass: yes, no, ? (unknown: a score that could gate it could not be made), or —
+    (it has no score that gates it)."""
     if value is None:
-        return Text(MISSING, style="dim")
+        return Text("?", style="yellow") if unknown else Text(MISSING, style="dim")
     return Text("yes", style="green") if value else Text("no", style="bold red")
 
 
@@ -55,7 +56,7 @@ _RUN_COLUMNS = (
     _Column("workflow", lambda r: r.get("workflow") or "", 7, wraps=True),
     _Column("subject", lambda r: r.get("company_name") or "", 2, wraps=True),
     _Column("status", lambda r: _status(r.get("status")), 8),
-    _Column("pass", lambda r: _pass(r.get("passed")), 8),
+    _Column("pass", lambda r: _pass(r.get("passed"), bool(r.get("pass_unknown"))), 8),
     _Column("time", lambda r: duration(r.get("total_time_ms")), 5, justify="right"),
     _Column("tokens", lambda r: number(r.get("total_tokens")), 0, justify="right"),
     _Column("cost", lambda r: money(r.get("total_cost")), 1, justify="right"),
@@ -293,8 +294,10 @@ def scores_table(scores: Mapping[str, Any]) -> Table:
     listed = scores.get("list") or []
     if listed:
         verdict = scores.get("passed")
-        table.add_row("pass", "", _pass(verdict), "every score that gates the run holds" if verdict else
+        unknown = bool(scores.get("pass_unknown"))
+        table.add_row("pass", "", _pass(verdict, unknown), "every score that gates the run holds" if verdict else
                       "a score that gates the run does not hold" if verdict is not None else
+                      "unknown: a score that could gate the run could not be made" if unknown else
                       "no score gates the run")
         for s in listed:
             gate = "" if s.get("passed") is None else ("pass" if s["passed"] else "fail")

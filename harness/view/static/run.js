@@ -1,10 +1,11 @@
   /* ---- scores ------------------------------------------------------------------------ */
   var PASS_SENTENCES = {yes: "every score that gates the run holds", no: "a score that gates the run does not hold",
-    "—": "no score gates the run"};
+    "?": "unknown: a score that could gate the run could not be made (see its error)", "—": "no score gates the run"};
   /* Every score of the run (its scores sheet: checks, judges, scorers, labels), led by its pass. */
   function drawScoreList(box, scores) {
-    var word = passWord(scores.passed), lead = el("p", "pass-line");
-    lead.appendChild(el("span", "badge " + (word === "yes" ? "pass" : word === "no" ? "fail" : "ungated"), "pass: " + word));
+    var word = scores.pass_unknown ? "?" : passWord(scores.passed), lead = el("p", "pass-line");
+    lead.appendChild(el("span", "badge " + (word === "yes" ? "pass" : word === "no" ? "fail" : word === "?" ? "error" : "ungated"),
+      "pass: " + word));
     lead.appendChild(document.createTextNode(" " + PASS_SENTENCES[word]));
     box.appendChild(lead);
     var table = el("table", "summary score-list"), head = el("tr"), body = el("tbody");
@@ -88,7 +89,7 @@
     p.appendChild(el("span", "badge " + run.st, run.st));
     if (run.pass !== null && run.pass !== undefined) {
       p.appendChild(document.createTextNode(" "));
-      p.appendChild(el("span", "badge " + (run.pass ? "pass" : "fail"), "pass: " + passWord(run.pass)));
+      p.appendChild(el("span", "badge " + (run.pass === "?" ? "error" : run.pass ? "pass" : "fail"), "pass: " + passWord(run.pass)));
     }
     p.appendChild(document.createTextNode(" " + facts.join(" · ")));
     if (run.th) { p.appendChild(document.createTextNode(" · ")); p.appendChild(threadLink(run)); }
