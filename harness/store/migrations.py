@@ -73,6 +73,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "a score that could not be made has no pass (unknown, never a fail): scores.passed emptied "
                   "where scores.error is set, and runs.passed emptied where only such a score had failed the run",
               apply=_errors_are_unknown),
+    Migration(12, "online scoring: the score_claims, score_workers, score_spend and score_holds tables (who scores "
+                  "which run with which scorer version, the workers and their counts, what scorers' model calls "
+                  "cost per budget window); scores.scorer_version"),
 )
 
 
