@@ -9,9 +9,10 @@ A window's runs give (each figure with its two-sided interval at ``level``, 95% 
   (``insufficient_data`` without a pass);
 - **error rate** = runs that did not complete / runs, exact interval;
 - **latency** p50 and p95 (the median and 95th percentile of the runs' times, inclusive
-  quantiles) with the distribution-free interval of a quantile from order statistics: the
-  widest ranks ``[x(l), x(u)]`` whose binomial coverage is at least ``level`` (an end that
-  needs more runs than there are is open: None);
+  quantiles) with the distribution-free interval of a quantile from order statistics:
+  ``[x(l), x(u)]``, the closest ranks that leave at most ``(1 - level) / 2`` of the binomial
+  mass beyond each end, so it covers the true quantile with probability at least ``level``
+  whatever the distribution (an end that needs more runs than there are is open: None);
 - **cost**: the sum and the mean per priced run;
 - each **score**'s mean over the runs that have a value (errors left out), with Student's t
   interval (none below two values).

@@ -13,8 +13,10 @@ behaviour that can be read without running it: the source code of the function (
 given or closes over (texts, numbers, booleans, None, and lists, tuples, sets and dicts of
 them; a function among them by its own version; any other object by its type and its
 ``model``, ``model_name`` and ``temperature`` when it has them: a chat model's settings that
-matter). So ``contains("Paris")`` and ``contains("Rome")`` have different versions, and a
-judge on another model has another version. A function without readable source (built in C,
+matter), as they are when the scorer is loaded. So ``contains("Paris")`` and
+``contains("Rome")`` have different versions, and a judge on another model has another
+version. A scorer that keeps state it changes (a cache in a list or dict it closes over)
+should carry a ``version``: its state is not what it is. A function without readable source (built in C,
 typed at a prompt) is versioned by its compiled code.
 """
 
