@@ -6,7 +6,8 @@ and compared by their medians; the harness is measured with the whole ``with
 harness.run(...)`` block. Phase 1 compares bare, a handler that does nothing (what
 LangChain's callback dispatch costs any tracer), the harness as shipped and OpenInference
 with an in-memory exporter. Phase 2 measures the harness's other configurations against
-bare: ``writer="thread"``, spans into an in-memory exporter, spans over OTLP/HTTP to a local
+bare: the harness again beside the harness scoring every run in-process (``Harness(scorers=[...])``:
+the caller's figure must not move), ``writer="thread"``, spans into an in-memory exporter, spans over OTLP/HTTP to a local
 endpoint (made by the writer process, or by the host with the thread writer). Four ratios
 to bare: caller-visible latency per run with the modes interleaved run by run in a shuffled
 order, each run's deferred work (rows, spans) finished before the next run starts (the
@@ -341,7 +342,11 @@ def main() -> None:
         otlp_env = {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint}
         by_process_otlp = Harness(store=tmp / "process_otlp.db")
         by_thread_otlp = Harness(store=tmp / "thread_otlp.db", writer="thread")
+        # In-process online scoring: a scorer on every run, scored on the harness's own thread.
+        scored = Harness(store=tmp / "scored.db", scorers=[lambda run, case: 1.0])
         variants = {"bare": (bare, None, {}),
+                    "harness": (harnessed(by_process), by_process, {}),
+                    "harness+scorers": (harnessed(scored), scored, {}),
                     "harness (thread)": (harnessed(by_thread), by_thread, {}),
                     "harness+spans": (harnessed(with_spans), with_spans, {}),
                     "harness+otlp": (harnessed(by_process_otlp), by_process_otlp, otlp_env),
