@@ -172,6 +172,16 @@ def _summary(worker: Any, interrupted: bool, spent: Any) -> None:
         raise typer.Exit(1)
 
 
+def _did(key: str, tally: dict[str, int]) -> str:
+    """``name: seen N, scored N`` and whatever else happened to its sampled runs."""
+    parts = [f"seen {tally.get('seen', 0):,}", f"scored {tally.get('scored', 0):,}"]
+    for name, words in (("errored", "errored"), ("budget", "skipped by budget"), ("returned", "returned"),
+                        ("in_flight", "in flight")):
+        if tally.get(name):
+            parts.append(f"{words} {tally[name]:,}")
+    return f"{key.split('@')[0]}: {', '.join(parts)}"
+
+
 def _status(store: str | None, as_json: bool) -> None:
     from rich.table import Table
 
@@ -198,13 +208,12 @@ def _status(store: str | None, as_json: bool) -> None:
                       f"{s['errored']:,}", f"{s['budget']:,}", f"{s['in_flight']:,}", f"{s['stalled']:,}")
     show(printable(table))
     workers = Table(title="workers, newest first", title_justify="left")
-    for name in ("worker", "state", "started", "last heard", "seen", "scored", "errored", "skipped by budget"):
-        workers.add_column(name, justify="right" if name in ("seen", "scored", "errored", "skipped by budget")
-                           else "left")
+    for name in ("worker", "state", "started", "last heard", "what it did, per scorer"):
+        workers.add_column(name)
     for w in data["workers"]:
         workers.add_row(w["worker"], w["state"], (w["started_at"] or "")[:19].replace("T", " "),
-                        f"{w['last_heard_s']:g} s ago", f"{w['seen']:,}", f"{w['scored']:,}", f"{w['errored']:,}",
-                        f"{w['budget']:,}")
+                        f"{w['last_heard_s']:g} s ago", "\n".join(_did(key, tally)
+                                                                  for key, tally in (w["counts"] or {}).items()))
     show(printable(workers))
     for s in data["spend"][:3]:
         say(f"budget window {s['window_start'][:16].replace('T', ' ')}–{s['window_end'][11:16]} UTC: "

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import time
 import uuid
 from contextvars import ContextVar
@@ -57,8 +58,20 @@ class Budget:
         return f"${self.max_cost:g} per {spoken(self.per)}"
 
 
-_active: ContextVar[_Meter | None] = ContextVar("harness_scoring_budget", default=None)
+_active: ContextVar[ScoringBudgetMeter | None] = ContextVar("harness_scoring_budget", default=None)
 register_configure_hook(_active, inheritable=True)
+
+
+class _QuietRefusals(logging.Filter):
+    """LangChain logs a warning for every exception a callback handler raises, even one it
+    raises on purpose; a refused call is counted, not logged."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args if isinstance(record.args, tuple) else ()
+        return not (len(args) == 3 and args[0] == "ScoringBudgetMeter" and REFUSAL in str(args[2]))
+
+
+logging.getLogger("langchain_core.callbacks.manager").addFilter(_QuietRefusals())
 
 
 class CostMeter:
@@ -78,10 +91,13 @@ class CostMeter:
         if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None)):
             @functools.wraps(fn)
             async def call_async(run: Any, case: Any) -> Any:
-                meter = _Meter(self, name)
+                meter = ScoringBudgetMeter(self, name)
                 token = _active.set(meter)
                 try:
                     result = await fn(run, case)
+                except Exception as exc:
+                    meter.outcome(None, exc)
+                    raise
                 finally:
                     _active.reset(token)
                 return meter.outcome(result)
@@ -90,7 +106,7 @@ class CostMeter:
 
         @functools.wraps(fn)
         def call(run: Any, case: Any) -> Any:
-            meter = _Meter(self, name)
+            meter = ScoringBudgetMeter(self, name)
             token = _active.set(meter)
             try:
                 result = fn(run, case)
@@ -98,6 +114,9 @@ class CostMeter:
                     import asyncio
 
                     result = asyncio.run(_awaited(result))
+            except Exception as exc:
+                meter.outcome(None, exc)
+                raise
             finally:
                 _active.reset(token)
             return meter.outcome(result)
@@ -109,7 +128,7 @@ async def _awaited(awaitable: Any) -> Any:
     return await awaitable
 
 
-class _Meter(BaseCallbackHandler):
+class ScoringBudgetMeter(BaseCallbackHandler):
     """The callback handler of one scorer call: asks for room before each model call, adds
     its cost after. Raises into the model call (``raise_error``) when the budget is spent."""
 
@@ -123,9 +142,12 @@ class _Meter(BaseCallbackHandler):
         self.refused = False
         self.cost = 0.0
 
-    def outcome(self, result: Any) -> Any:
-        if self.refused:  # the scorer may have caught the refusal: its run is skipped all the same
-            raise BudgetExhausted(f"the scoring budget of {self.owner.budget} is spent for this window")
+    def outcome(self, result: Any, error: BaseException | None = None) -> Any:
+        """What the scorer gave, unless one of its model calls was refused: then its run is
+        skipped by budget, whether the scorer returned something (it caught the refusal) or
+        raised something else (a judge that wraps its model's errors)."""
+        if self.refused:
+            raise BudgetExhausted(f"the scoring budget of {self.owner.budget} is spent for this window") from error
         return result
 
     # --- a model call starts ---------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -23,7 +24,7 @@ from .worker import Worker, WorkerSettings
 
 logger = logging.getLogger("harness")
 
-#: Seconds between looks for runs the writer has not stored yet.
+#: Seconds between looks for finished runs (and for runs the writer has not stored yet).
 RETRY_SECONDS = 0.2
 #: Runs still not in the store after this long are left to a worker (they were spooled).
 GIVE_UP_SECONDS = 600.0
@@ -36,7 +37,7 @@ class InProcessScoring:
                  redact: Redactor | None, flush: Callable[[float | None], bool]) -> None:
         self.worker = Worker(store, scorers, settings, redact=redact, kind="inprocess")
         self._flush = flush
-        self._pending: list[str] = []
+        self._pending: deque[str] = deque()  # appended by callers, taken by the scoring thread
         self._waiting: dict[str, float] = {}  # run id -> when it was handed over (not found in the store yet)
         self._wake = threading.Event()
         self._idle = threading.Condition()
@@ -51,7 +52,8 @@ class InProcessScoring:
         return self.worker.counts
 
     def finished(self, run_id: str) -> None:
-        """A run ended (called on the caller's path: an append and a wake-up)."""
+        """A run ended (called on the caller's path: one list append; the scoring thread looks
+        every :data:`RETRY_SECONDS`, so the caller never wakes it)."""
         self._pending.append(run_id)
         if self._thread is None:
             with self._start:
@@ -59,12 +61,13 @@ class InProcessScoring:
                     self.worker.start()
                     self._thread = threading.Thread(target=self._loop, name="harness-online-scoring", daemon=True)
                     self._thread.start()
-        self._wake.set()
 
     def _loop(self) -> None:
         while not self._closed:
-            self._wake.wait(RETRY_SECONDS if self._waiting else None)
+            self._wake.wait(RETRY_SECONDS)
             self._wake.clear()
+            if not self._pending and not self._waiting:
+                continue
             with self._idle:
                 self._busy = True
                 draining = self._drains > 0
@@ -79,9 +82,12 @@ class InProcessScoring:
                     self._idle.notify_all()
 
     def _score_pending(self, draining: bool) -> None:
-        taken, self._pending = self._pending, []
         now = time.monotonic()
-        for run_id in taken:
+        while True:
+            try:
+                run_id = self._pending.popleft()
+            except IndexError:
+                break
             self._waiting.setdefault(run_id, now)
         ids = list(self._waiting)
         store = self.worker.store

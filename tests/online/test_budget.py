@@ -140,3 +140,20 @@ def test_a_window_that_is_spent_skips_a_judge_without_calling_it(store):
     second.run(follow=False)
     assert spend.current(store, FOREVER).calls == calls  # not one call more
     assert second.counts.total().budget == 5
+
+
+def test_a_judge_that_wraps_the_refusal_in_its_own_error_is_skipped_by_budget_too(store, caplog):
+    record_runs(store.location, 6)
+
+    def wrapping(run, case):
+        try:
+            PricedJudge(delay=0).invoke("polite?")
+        except Exception as exc:
+            raise RuntimeError(f"the judge failed: {exc}") from exc
+        return 1.0
+
+    w = worker(store, [wrapping], 0.02, concurrency=1)
+    w.run(follow=False)
+    (tally,) = w.counts.snapshot().values()
+    assert (tally.scored, tally.budget, tally.errored) == (2, 4, 0)
+    assert not [r for r in caplog.records if "BudgetExhausted" in r.getMessage()]  # counted, not logged
