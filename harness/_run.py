@@ -26,7 +26,8 @@ from .schema import sheet as sheet_named
 from .store import Store
 from .tracing import rows as _rows
 from .tracing.callback import HarnessCallbackHandler
-from .tracing.events import describe_error, is_control_flow, root_failure
+from .tracing.events import is_control_flow, root_failure
+from .tracing.tracebacks import describe_error
 from .tracing.record import RunRecord, build_rows, log_tests_row, now_iso, valid_row
 from .secrets.redact import ExtraRule, extra_rules, host_redactor
 from .tracing.verify import PROFILES

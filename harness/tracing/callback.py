@@ -20,8 +20,9 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from .events import (CHAIN, END, ERROR, HANDOFF, MODEL, TOOL, Assembly, Event, describe_error,
-                     describe_traceback, error_type_name, handoff_destination, is_control_flow, is_handoff)
+from .events import (CHAIN, END, ERROR, HANDOFF, MODEL, TOOL, Assembly, Event, error_type_name,
+                     handoff_destination, is_control_flow, is_handoff)
+from .tracebacks import describe_error, describe_traceback
 from .frozen import freeze, freeze_messages, freeze_preview, freeze_result, held_bytes
 
 logger = logging.getLogger("harness")
