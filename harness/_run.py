@@ -175,20 +175,23 @@ class Harness:
     def experiment(self, name: str, graph: Any, dataset: Any, *, repeats: int = 1, concurrency: int = 4,
                    timeout: float | None = None, config: Mapping[str, Any] | None = None, context: Any = None,
                    sync: bool = False, append: bool = False, judge: Any = None, shard: tuple[int, int] | None = None,
-                   target: str | None = None, scorers: Sequence[Any] = ()) -> Experiment:
+                   target: str | None = None, scorers: Sequence[Any] = (),
+                   workflow: str | None = None) -> Experiment:
         """Run ``graph`` over ``dataset`` (a .jsonl/.json/.csv path, or a list of cases) as the
         experiment ``name`` and return it when every run is written and scored (see
         :mod:`harness.experiment.runner`). ``judge`` is the chat model that grades cases
         whose ``answer_check`` is ``judge``; ``scorers`` are your own: functions of
         ``(run, case)``, sync or async, returning a number, a bool, a :class:`Score` or a dict
         of them (see :mod:`harness.experiment.scoring`); ``shard=(k, n)`` runs the cases whose
-        index is k mod n. A taken name is refused unless ``append``."""
+        index is k mod n. A taken name is refused unless ``append``. ``workflow`` names the
+        runs' workflow (default: the graph's own name unless it is LangGraph's default, else
+        the attribute of ``target``, ``module:ATTR``)."""
         from .experiment.runner import run_experiment
 
         return run_experiment(
             self, graph, dataset, name=name, target=target or getattr(graph, "name", None) or type(graph).__name__,
             repeats=repeats, concurrency=concurrency, timeout=timeout, config=config, context=context, sync=sync,
-            append=append, judge=judge, shard=shard, scorers=scorers,
+            append=append, judge=judge, shard=shard, scorers=scorers, workflow=workflow,
         )
 
     def rescore(self, experiment: str, scorers: Sequence[Any], *, replace: bool = False,

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 from evaluators import pass_rate
 
 from ..store import StoreError
-from ..tracing.encode import Truncated, jsonable_prefix, payload_cut
+from ..tracing.encode import run_payload
+from ..tracing.record import workflow_name
 from ..secrets.redact import host_redactor
 from .answer import model_judge, score_answer
 from .dataset import Case, Dataset, DatasetError, load_dataset
@@ -127,11 +128,14 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
               repeats: int = 1, concurrency: int = 4, timeout: float | None = None,
               config: Mapping[str, Any] | None = None, context: Any = None, sync: bool = False,
               append: bool = False, shard: tuple[int, int] | None = None, judge: Any = None,
-              scorers: Sequence[Any] = (), on_done: Callable[[Run], None] | None = None,
+              scorers: Sequence[Any] = (), workflow: str | None = None,
+              on_done: Callable[[Run], None] | None = None,
               on_scored: Callable[[Any], None] | None = None) -> list[Run]:
     """Run every case ``repeats`` times and return the runs in dataset order, every one
     written. With a ``name`` the runs form that experiment (recorded, with their checks and
     pass, then scored by ``scorers``: see :mod:`.scoring`); without, they are plain runs.
+    Their workflow is named by :func:`~harness.tracing.record.workflow_name`: ``workflow``,
+    else the graph's own name, else the attribute of ``target`` (``module:ATTR``).
     From inside a running event loop (a notebook) the runs go on a thread of their own.
     Raises :class:`ExperimentError` or :class:`DatasetError` before any run starts when it
     cannot run."""
@@ -170,6 +174,7 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
             record["shards"] = sorted({*map(tuple, record.get("shards") or []), shard})
         store.save_experiment(name, record)
     jobs = [(case, have.get(case.id, 0) + r) for case in cases for r in range(repeats)]
+    named = workflow_name(workflow, getattr(graph, "name", None), target.rsplit(":", 1)[-1] if ":" in target else None)
     commit = None
     # Scored while the runs go, a batch at a time, as the writer stores them (a scorer named
     # like a built-in check, e.g. tool_f1(require=True), replaces that check's score).
@@ -179,10 +184,9 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
         with contextlib.ExitStack() as stack:
             if name is not None:  # read while the runs go
                 commit = stack.enter_context(concurrent.futures.ThreadPoolExecutor(1)).submit(git_commit)
-            runs = in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=target.rsplit(":", 1)[-1],
-                                        concurrency=concurrency, timeout=timeout, config=dict(config or {}),
-                                        context=context, sync=sync, judge=grader, on_done=on_done,
-                                        on_written=on_written))
+            runs = in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=named, concurrency=concurrency,
+                                        timeout=timeout, config=dict(config or {}), context=context, sync=sync,
+                                        judge=grader, on_done=on_done, on_written=on_written))
         harness.flush()
     finally:
         summary = scoring.finish() if scoring is not None else None
@@ -228,8 +232,8 @@ def _models(store: Any, name: str) -> list[str]:
     return sorted(seen)
 
 
-async def _run_all(harness: Harness, graph: Any, jobs: list[tuple[Case, int]], *, name: str | None, workflow: str,
-                   concurrency: int, timeout: float | None, config: dict[str, Any], context: Any, sync: bool,
+async def _run_all(harness: Harness, graph: Any, jobs: list[tuple[Case, int]], *, name: str | None,
+                   workflow: str | None, concurrency: int, timeout: float | None, config: dict[str, Any], context: Any, sync: bool,
                    judge: Any, on_done: Callable[[Run], None] | None,
                    on_written: Callable[[str], None] | None = None) -> list[Run]:
     gate = asyncio.Semaphore(concurrency)
@@ -257,7 +261,8 @@ async def _run_all(harness: Harness, graph: Any, jobs: list[tuple[Case, int]], *
     return [run for run in finished if run is not None]
 
 
-async def _run_case(harness: Harness, graph: Any, case: Case, repeat: int, *, name: str | None, workflow: str,
+async def _run_case(harness: Harness, graph: Any, case: Case, repeat: int, *, name: str | None,
+                    workflow: str | None,
                     timeout: float | None, config: dict[str, Any], context: Any, sync: bool, judge: Any) -> Run:
     run_id = str(uuid.uuid4())
     # Each run its own thread: a checkpointer keeps the runs' states apart.
@@ -288,21 +293,12 @@ async def _run_case(harness: Harness, graph: Any, case: Case, repeat: int, *, na
     if name is not None:
         answer = await score_answer(case, output, completed and run.status == "completed", judge)
         run.checks = {"answer": answer, "require_tools": case.require_tools}
-        redact = host_redactor(harness.redact_rules)
-        run.set_result(inputs=bounded(case.input, redact), reference=case_reference(case),
-                       outputs=bounded(output, redact) if completed else None)
+    # What the run can be scored again from: the input, the graph's own return value and the
+    # case's reference fields (also for a run outside an experiment: `wrap --input`).
+    redact = host_redactor(harness.redact_rules)
+    run.set_result(inputs=run_payload(case.input, redact), reference=case_reference(case) or None,
+                   outputs=run_payload(output, redact) if completed else None)
     return run
-
-
-#: What an experiment's run keeps of its input and its output (characters of JSON).
-PAYLOAD_CHARS = 1_000_000
-
-
-def bounded(value: Any, redact: Any) -> Any:
-    """``value`` as JSON data, or, past :data:`PAYLOAD_CHARS` of JSON, its text cut there with
-    the visible marker (redacted before the cut)."""
-    kept = jsonable_prefix(value, PAYLOAD_CHARS)
-    return payload_cut(kept, PAYLOAD_CHARS, redact) if type(kept) is Truncated else kept
 
 
 def case_reference(case: Case) -> dict[str, Any]:
