@@ -21,7 +21,7 @@ def command(
     comment: Annotated[Optional[str], typer.Option(help="Why, in words (shown with the label).")] = None,
     store: Annotated[Optional[str], typer.Option(help="Store path or URL (default: $HARNESS_STORE or ./harness.db).")] = None,
 ) -> None:
-    from harness.view import RunIdError
+    from harness.store import RunIdError
 
     name, sep, value = assignment.partition("=")
     if not sep or not name.strip() or not value.strip():

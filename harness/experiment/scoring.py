@@ -444,11 +444,9 @@ def label(store: Any, run: str, name: str, value: Any, *, comment: str | None = 
     """Write a person's label of the run ``run`` (a full id or a unique start of it) as its
     score ``name`` (source ``human``), replacing an earlier label of that name (never a
     check's or a scorer's score); the run's pass follows. Returns the row written."""
-    from ..view.read import resolve_run_id
-
     name = score_name(name)
     scored = label_score(name, value, comment)
-    run_id = resolve_run_id(store, run)
+    run_id = store.resolve_run_id(run)
     existing = next(iter(store.rows("scores", [run_id], columns=["source"], where={"name": name})), None)
     if existing is not None and existing["source"] != "human":
         raise ValueError(f"run {run_id} already has a {existing['source']} score named {name!r}; a label takes "

@@ -6,8 +6,8 @@ the embedded default, PostgreSQL (:mod:`.postgres`) the store many hosts share. 
 written when it can.
 """
 
-from .base import DEFAULT_STORE, Store, store_url
-from .errors import StoreError, StoreUnavailable
+from .base import DEFAULT_STORE, MIN_PREFIX, Store, store_url
+from .errors import RunIdError, StoreError, StoreUnavailable
 from .values import ROW_KEY, content_key, json_text
 from .spool import Spool
 from .sqlite import SQLiteStore, resolve_store_path
@@ -15,8 +15,10 @@ from .postgres import PostgresStore  # noqa: E402 - registered after SQLite: ask
 
 __all__ = [
     "DEFAULT_STORE",
+    "MIN_PREFIX",
     "PostgresStore",
     "ROW_KEY",
+    "RunIdError",
     "SQLiteStore",
     "Spool",
     "Store",

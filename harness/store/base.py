@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import config
 from ..schema import ALL_SHEET_NAMES, ALL_SHEETS, SHEET_NAMES, Sheet, sheet as sheet_named
-from .errors import StoreError, StoreUnavailable
+from .errors import RunIdError, StoreError, StoreUnavailable
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .values import ROW_KEY, content_key, decode, encode_rows, json_text
 
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 DEFAULT_STORE = "harness.db"
 
 PAGE_ROWS = 2_000  # rows read per query by Store.rows
+#: A run id given by its start needs this many characters (four hex digits: 1 in 65,536).
+MIN_PREFIX = 4
 #: A store that could not be opened is tried again at most this often.
 REOPEN_SECONDS = 1.0
 
@@ -508,6 +510,27 @@ class Store:
         return [r[0] for r in self._fetchall(
             f'SELECT run_id FROM "runs" WHERE run_id >= {mark} AND run_id < {mark} ORDER BY run_id LIMIT {mark}',
             (prefix, prefix + "\U0010ffff", limit))]
+
+    def resolve_run_id(self, text: str) -> str:
+        """The run ``text`` names: its full id, or a unique start of it of at least
+        :data:`MIN_PREFIX` characters; :class:`RunIdError` (one line) otherwise."""
+        given = text.strip()
+        found = self.run_ids_starting(given, limit=3) if given else []
+        if given in found:
+            return given
+        if not found:
+            raise RunIdError(f"no run {given!r} in store {self.display}")
+        if len(given) < MIN_PREFIX:
+            raise RunIdError(f"run id prefix {given!r} is too short: give at least {MIN_PREFIX} characters")
+        if len(found) > 1:
+            more = ", ..." if len(found) > 2 else ""
+            raise RunIdError(f"run id prefix {given!r} is ambiguous: {found[0]}, {found[1]}{more} start with it; "
+                             "give more characters")
+        return found[0]
+
+    def resolve_run_ids(self, texts: Iterable[str]) -> list[str]:
+        """Each of ``texts`` resolved (:meth:`resolve_run_id`), duplicates dropped, order kept."""
+        return list(dict.fromkeys(self.resolve_run_id(text) for text in texts))
 
     def sheets(self, run_ids: Sequence[str] | None = None, *, sheets: Iterable[str] | None = None,
                columns: Mapping[str, Sequence[str]] | Sequence[str] | None = None,

@@ -1,4 +1,4 @@
-"""What the store raises: a store it cannot use, a row it refuses."""
+"""What the store raises: a store it cannot use, a row it refuses, a run id it cannot resolve."""
 
 from __future__ import annotations
 
@@ -10,3 +10,7 @@ class StoreError(RuntimeError):
 class StoreUnavailable(StoreError):
     """The store cannot be used now (cannot be opened, read-only, full, locked, unreachable),
     as opposed to a row it refuses; a run that meets this is spooled (:mod:`.spool`)."""
+
+
+class RunIdError(LookupError):
+    """A run id that names no run, or a prefix that names none or several."""

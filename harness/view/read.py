@@ -1,4 +1,4 @@
-"""Runs read back from the store: run ids from their prefixes, the newest runs, a run's tree.
+"""Runs read back from the store: the newest runs, a run's tree.
 
 Everything here reads only what it returns, through :meth:`Store.rows` (filtered, limited and
 ordered in the store, on the ``run_id`` index), so it answers as fast on a store of fifty
@@ -13,11 +13,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..store import Store
+from ..store import RunIdError, Store
 from .model import RunView, TreeEntry, epoch_ms
-
-#: A run id given by its start needs this many characters (four hex digits: 1 in 65,536).
-MIN_PREFIX = 4
 
 #: The ``runs`` columns of a run list (``harness list``, the report's list).
 LIST_COLUMNS = ("run_id", "timestamp", "started_at", "workflow", "company_name", "status", "total_time_ms",
@@ -49,33 +46,6 @@ _SCORE_COLUMNS = {
 _SCORES_COLUMNS = ("run_id", "name", "value", "passed", "explanation", "source", "scorer", "error")
 #: Runs read per query when many are loaded at once (the report).
 _CHUNK = 400
-
-
-class RunIdError(LookupError):
-    """A run id that names no run, or a prefix that names none or several."""
-
-
-def resolve_run_id(store: Store, text: str) -> str:
-    """The run ``text`` names: its full id, or a unique start of it of at least
-    :data:`MIN_PREFIX` characters."""
-    given = text.strip()
-    found = store.run_ids_starting(given, limit=3) if given else []
-    if given in found:
-        return given
-    if not found:
-        raise RunIdError(f"no run {given!r} in store {store.display}")
-    if len(given) < MIN_PREFIX:
-        raise RunIdError(f"run id prefix {given!r} is too short: give at least {MIN_PREFIX} characters")
-    if len(found) > 1:
-        more = ", ..." if len(found) > 2 else ""
-        raise RunIdError(f"run id prefix {given!r} is ambiguous: {found[0]}, {found[1]}{more} start with it; "
-                         "give more characters")
-    return found[0]
-
-
-def resolve_run_ids(store: Store, texts: Iterable[str]) -> list[str]:
-    """Each of ``texts`` resolved (:func:`resolve_run_id`), duplicates dropped, order kept."""
-    return list(dict.fromkeys(resolve_run_id(store, text) for text in texts))
 
 
 def list_runs(store: Store, *, experiments: Sequence[str] = (), workflows: Sequence[str] = (),
