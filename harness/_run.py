@@ -194,14 +194,32 @@ class Harness:
             append=append, judge=judge, shard=shard, scorers=scorers, workflow=workflow,
         )
 
-    def rescore(self, experiment: str, scorers: Sequence[Any], *, replace: bool = False,
-                concurrency: int = 4) -> ScoringSummary:
-        """Score the stored runs of ``experiment`` with ``scorers`` (functions or
-        ``"module:function"``) without running the graph again; ``runs.passed`` follows. A
-        name the experiment already has scores of is refused unless ``replace``."""
+    def rescore(self, experiment: str | None = None, scorers: Sequence[Any] = (), *,
+                runs: Sequence[str] | None = None, workflow: str | Sequence[str] | None = None,
+                since: Any = None, replace: bool = False, concurrency: int = 4) -> ScoringSummary:
+        """Score stored runs with ``scorers`` (functions or ``"module:function"``) without
+        running the graph again; ``runs.passed`` follows. The runs: those of ``experiment``,
+        ``runs`` (ids or unique starts of them), a ``workflow``'s, those started ``since`` (a
+        datetime, an ISO text or an age such as ``"7d"``), inside experiments or not; every
+        one given must hold. A name a selected run already has a score of is refused unless
+        ``replace``."""
         from .experiment.scoring import rescore
+        from .experiment.selection import RunSelection
 
-        return rescore(self, experiment, scorers, replace=replace, concurrency=concurrency)
+        chosen = RunSelection.of(experiment, runs=runs, workflows=workflow, since=since)
+        return rescore(self, chosen, scorers, replace=replace, concurrency=concurrency)
+
+    def delete_scores(self, name: str | Sequence[str], experiment: str | None = None, *,
+                      runs: Sequence[str] | None = None, workflow: str | Sequence[str] | None = None,
+                      since: Any = None) -> int:
+        """Delete the scores named ``name`` (one name or several) of the runs chosen as
+        :meth:`rescore` chooses them; each run's pass follows. Returns how many were deleted."""
+        from .experiment.scoring import delete_scores
+        from .experiment.selection import RunSelection
+
+        self.flush()
+        chosen = RunSelection.of(experiment, runs=runs, workflows=workflow, since=since)
+        return delete_scores(self.store, chosen, [name] if isinstance(name, str) else list(name))[0]
 
     def label(self, run_id: str, name: str, value: Any, *, comment: str | None = None) -> dict[str, Any]:
         """A person's judgement of a run (``run_id``: the full id or a unique start of it):

@@ -731,6 +731,10 @@ SCORES = Sheet("scores", "Us", "One row per judgement of a run: a built-in check
     _ERROR.but(meaning="Why the score could not be made (the scorer raised, or returned NaN, an infinity or a "
                "wrong type); such a score does not pass.", written_by="the scorer"),
     Column("created_at", "ISO", "datetime", "When the score was made (UTC).", "the scorer"),
+), extra=(
+    Column("experiment", "Extra", "text", "The experiment of the score's run (its runs.experiment), so the sheet "
+           "reads alone; empty for a run outside experiments.", "the run"),
+    Column("case_id", "Extra", "text", "The dataset case of the score's run (its runs.case_id).", "the run"),
 ))
 #: Sheets beyond the spec's fifteen, exported after them.
 EXTRA_SHEETS: tuple[Sheet, ...] = (SCORES,)

@@ -38,6 +38,7 @@ from .answer import answer_of
 from .dataset import Case
 from .errors import ExperimentError
 from .loop import in_own_loop
+from .selection import RunSelection
 
 #: Runs read, scored and written at a time.
 BATCH_RUNS = 200
@@ -374,27 +375,27 @@ class ScoringPipeline:
             self._error = exc
 
 
-def rescore(harness: Any, experiment: str, scorers: Iterable[Any], *, replace: bool = False,
+def rescore(harness: Any, experiment: str | RunSelection | None, scorers: Iterable[Any], *, replace: bool = False,
             concurrency: int = 4) -> ScoringSummary:
-    """Score the runs of ``experiment`` again with ``scorers``, from the store (the graph is not
-    imported or run; no run, model call or tool call is added); ``runs.passed`` follows. A
-    scorer whose name a run of the experiment already has a score of is refused (the
-    :class:`ExperimentError` names it), unless ``replace``."""
+    """Score the runs of ``experiment`` (or of a :class:`~.selection.RunSelection`: named runs,
+    a workflow's, those since a time, inside experiments or not) again with ``scorers``, from
+    the store (the graph is not imported or run; no run, model call or tool call is added);
+    ``runs.passed`` follows. A scorer whose name a selected run already has a score of is
+    refused (the :class:`ExperimentError` names it), unless ``replace``."""
     chosen = scorers_of(scorers)
     if not chosen:
         raise ExperimentError("give at least one scorer (--scorer MODULE:FUNCTION)")
     harness.flush()
     store = harness.store
-    run_ids = [r["run_id"] for r in store.rows("runs", columns=["run_id"], where={"experiment": experiment})]
-    if not run_ids:
-        raise ExperimentError(f"no experiment {experiment!r} in the store")
+    selection = experiment if isinstance(experiment, RunSelection) else RunSelection.of(experiment)
+    run_ids = selection.run_ids(store)
     if not replace:
         taken = set()
         for start in range(0, len(run_ids), BATCH_RUNS * 5):
             taken |= {r["name"] for r in store.rows("scores", run_ids[start:start + BATCH_RUNS * 5], columns=["name"])}
         clash = sorted({s.name for s in chosen} & taken)
         if clash:
-            raise ExperimentError(f"experiment {experiment!r} already has scores named {', '.join(map(repr, clash))}; "
+            raise ExperimentError(f"{selection.describe()} already has scores named {', '.join(map(repr, clash))}; "
                                   "give --replace to replace them")
     return score_runs(store, run_ids, chosen, concurrency=concurrency, replace=replace,
                       redact=host_redactor(harness.redact_rules))
@@ -455,3 +456,15 @@ def label(store: Any, run: str, name: str, value: Any, *, comment: str | None = 
     redact_rows([row], redact or host_redactor(()))  # a comment may quote what it judges
     store.write_scores([row], replace=True, passed=run_passed)
     return row
+
+
+def delete_scores(store: Any, selection: RunSelection, names: Iterable[str]) -> tuple[int, int]:
+    """Delete the scores named ``names`` of the selected runs; each run's pass follows
+    (:func:`evaluators.run_passed`). Returns (scores deleted, runs selected);
+    :class:`ExperimentError` when no selected run has a score of those names."""
+    wanted = [score_name(n) for n in names]
+    run_ids = selection.run_ids(store)
+    deleted = store.delete_scores(run_ids, wanted, passed=run_passed)
+    if not deleted:
+        raise ExperimentError(f"no score named {', '.join(map(repr, wanted))} on {selection.describe()}")
+    return deleted, len(run_ids)

@@ -372,24 +372,53 @@ class Store:
         """Write scores rows and, in the same transaction, each of their runs' pass:
         ``passed(status, every pass of the run's scores)`` (the one definition, given by the
         caller), stored in ``runs.passed``. ``replace``: a score of the same run and name is
-        overwritten; else it is kept and the new one skipped. Returns the rows written."""
+        overwritten; else it is kept and the new one skipped. Each row gets its run's
+        ``experiment`` and ``case_id`` (the scores sheet reads alone). Returns the rows written."""
         if not rows:
             return 0
         ids = list(dict.fromkeys(str(r["run_id"]) for r in rows))
-        mark = self.placeholder
         # (immediate: it reads what it then writes, while other processes may be writing runs)
         with self.transaction(immediate=True):
+            runs = {r["run_id"]: r for r in self.rows("runs", ids, columns=["run_id", "experiment", "case_id"])}
+            rows = [{**r, "experiment": runs.get(str(r["run_id"]), {}).get("experiment"),
+                     "case_id": runs.get(str(r["run_id"]), {}).get("case_id")} for r in rows]
             written = self.replace("scores", rows) if replace else self._insert(sheet_named("scores"), rows)
-            statuses = {r["run_id"]: r["status"] for r in self.rows("runs", ids, columns=["run_id", "status"])}
-            passes: dict[str, list[int | None]] = {run_id: [] for run_id in statuses}
-            for r in self.rows("scores", ids, columns=["run_id", "passed"]):
-                passes.setdefault(r["run_id"], []).append(r["passed"])
-            updates = []
-            for run_id, status in statuses.items():
-                verdict = passed(status, passes.get(run_id, []))
-                updates.append((None if verdict is None else int(verdict), run_id))
-            self._executemany(f'UPDATE "runs" SET passed = {mark} WHERE run_id = {mark}', updates)
+            self._store_passed(ids, passed)
         return written
+
+    def delete_scores(self, run_ids: Sequence[str], names: Sequence[str], *,
+                      passed: Callable[[str | None, list[int | None]], bool | None]) -> int:
+        """Delete the scores named ``names`` of the runs ``run_ids`` and, in the same
+        transaction, store each of those runs' pass again (see :meth:`write_scores`).
+        Returns the rows deleted."""
+        ids, wanted = list(dict.fromkeys(run_ids)), list(dict.fromkeys(names))
+        if not ids or not wanted:
+            return 0
+        deleted = 0
+        with self.transaction(immediate=True):
+            for start in range(0, len(ids), 500):
+                chunk = ids[start:start + 500]
+                found = self._fetchall(
+                    f'SELECT COUNT(*) FROM "scores" WHERE run_id IN ({self._marks(len(chunk))}) '
+                    f"AND name IN ({self._marks(len(wanted))})", [*chunk, *wanted])
+                deleted += int(found[0][0])
+                self._execute(f'DELETE FROM "scores" WHERE run_id IN ({self._marks(len(chunk))}) '
+                              f"AND name IN ({self._marks(len(wanted))})", [*chunk, *wanted])
+                self._store_passed(chunk, passed)
+        return deleted
+
+    def _store_passed(self, ids: Sequence[str], passed: Callable[[str | None, list[int | None]], bool | None]) -> None:
+        """``runs.passed`` of the runs ``ids`` from their scores now (inside the caller's transaction)."""
+        mark = self.placeholder
+        statuses = {r["run_id"]: r["status"] for r in self.rows("runs", ids, columns=["run_id", "status"])}
+        passes: dict[str, list[int | None]] = {run_id: [] for run_id in statuses}
+        for r in self.rows("scores", ids, columns=["run_id", "passed"]):
+            passes.setdefault(r["run_id"], []).append(r["passed"])
+        updates = []
+        for run_id, status in statuses.items():
+            verdict = passed(status, passes.get(run_id, []))
+            updates.append((None if verdict is None else int(verdict), run_id))
+        self._executemany(f'UPDATE "runs" SET passed = {mark} WHERE run_id = {mark}', updates)
 
     def replace(self, sheet: str | Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
         """Insert rows, or overwrite in place any row with the same ``row_key`` (for rows

@@ -209,7 +209,8 @@ def _score(record: RunRecord, rows: dict[str, list[dict[str, Any]]]) -> None:
         record.count_error("scoring")
         return
     if scores:
-        rows["scores"] = [score_row(record.run_id, scored) for scored in scores]
+        place = {k: record.result.get(k) for k in ("experiment", "case_id")}  # the sheet reads alone
+        rows["scores"] = [{**score_row(record.run_id, scored), **place} for scored in scores]
     passed = run_passed(record.status, [scored.result.passed for scored in scores])
     rows["runs"][0]["passed"] = None if passed is None else int(passed)
 
@@ -367,7 +368,8 @@ def derived_rows(entry: Mapping[str, Any], stored: Mapping[str, int]) -> dict[st
         passed = run_passed(run.get("status"), [*(s.get("passed") for s in rows.get("scores", ())),
                                                 scored.result.passed])
         run["passed"] = None if passed is None else int(passed)
-        out.update(scores=[score_row(entry["run_id"], scored)], runs=[run])
+        out.update(scores=[{**score_row(entry["run_id"], scored), "experiment": run.get("experiment"),
+                            "case_id": run.get("case_id")}], runs=[run])
     return out
 
 

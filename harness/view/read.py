@@ -49,12 +49,29 @@ _CHUNK = 400
 
 
 def list_runs(store: Store, *, experiments: Sequence[str] = (), workflows: Sequence[str] = (),
-              statuses: Sequence[str] = (), limit: int | None = 20) -> list[dict[str, Any]]:
+              statuses: Sequence[str] = (), limit: int | None = 20, scores: bool = False) -> list[dict[str, Any]]:
     """The newest runs first, at most ``limit`` (None: all), each as its :data:`LIST_COLUMNS`;
-    a non-empty filter keeps the runs whose column is any of its values."""
+    a non-empty filter keeps the runs whose column is any of its values. ``scores``: each
+    also has ``scores``, its scores by name (``value``, ``passed``, ``source``, ``error``)."""
     where = {column: list(values) for column, values in
              (("experiment", experiments), ("workflow", workflows), ("status", statuses)) if values}
-    return list(store.rows("runs", columns=LIST_COLUMNS, where=where, newest_first=True, limit=limit))
+    rows = list(store.rows("runs", columns=LIST_COLUMNS, where=where, newest_first=True, limit=limit))
+    if scores:
+        found = scores_by_run(store, [r["run_id"] for r in rows])
+        for row in rows:
+            row["scores"] = found.get(row["run_id"], {})
+    return rows
+
+
+def scores_by_run(store: Store, run_ids: Sequence[str]) -> dict[str, dict[str, dict[str, Any]]]:
+    """The runs' scores: run id -> score name -> its ``value``, ``passed``, ``source`` and
+    ``error``, read a few hundred runs at a time."""
+    out: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for start in range(0, len(run_ids), _CHUNK):
+        for row in store.rows("scores", list(run_ids[start:start + _CHUNK]),
+                              columns=["run_id", "name", "value", "passed", "source", "error"]):
+            out[row.pop("run_id")][row.pop("name")] = row
+    return out
 
 
 def load_run(store: Store, run_id: str) -> RunView:

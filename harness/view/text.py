@@ -13,7 +13,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from .formats import MISSING, abbreviate, duration, moment, money, number, score
+from .formats import MISSING, PASS_WORDS, abbreviate, duration, moment, money, number, pass_state, score, score_glance
 from .model import Frame, RunView, TreeEntry, last_frames
 
 #: Characters of the timeline bar of ``harness show``.
@@ -28,11 +28,18 @@ def _status(value: str | None) -> Text:
     return Text(value or MISSING, style=_STATUS_STYLE.get(value or "", ""))
 
 
-def _pass(value: Any) -> Text:
-    """A run's pass: yes, no, or — (it has no score that gates it)."""
-    if value is None:
-        return Text(MISSING, style="dim")
-    return Text("yes", style="green") if value else Text("no", style="bold red")
+def _pass(value: Any, scores: Mapping[str, Mapping[str, Any]] | None = None) -> Text:
+    """A run's pass: yes, no, ? (unknown: a score that could gate it errored or is undecided)
+    or — (no score gates it); see :func:`~.formats.pass_state`."""
+    state = pass_state(value, (scores or {}).values())
+    return Text(PASS_WORDS[state], style={"pass": "green", "fail": "bold red", "unknown": "yellow"}.get(state, "dim"))
+
+
+def _scores(r: Mapping[str, Any]) -> str:
+    """The run's own scores at a glance (scorers', judges', labels'): the built-in checks are
+    in its pass and evaluation already."""
+    return ", ".join(score_glance(name, s.get("value"), s.get("passed"), s.get("error"))
+                     for name, s in (r.get("scores") or {}).items() if s.get("source") != "rule")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +62,13 @@ _RUN_COLUMNS = (
     _Column("workflow", lambda r: r.get("workflow") or "", 7, wraps=True),
     _Column("subject", lambda r: r.get("company_name") or "", 2, wraps=True),
     _Column("status", lambda r: _status(r.get("status")), 8),
-    _Column("pass", lambda r: _pass(r.get("passed")), 8),
+    _Column("pass", lambda r: _pass(r.get("passed"), r.get("scores")), 8),
     _Column("time", lambda r: duration(r.get("total_time_ms")), 5, justify="right"),
     _Column("tokens", lambda r: number(r.get("total_tokens")), 0, justify="right"),
     _Column("cost", lambda r: money(r.get("total_cost")), 1, justify="right"),
     _Column("eval", lambda r: score(r.get("evaluation_score")), 6, justify="right"),
     _Column("experiment", _experiment, 4, wraps=True),
+    _Column("scores", _scores, 1, wraps=True),
 )
 _WRAPPED_WIDTH = 10
 
@@ -75,7 +83,8 @@ class RunsTable:
 
     def __init__(self, rows: Sequence[Mapping[str, Any]], caption: str | None = None) -> None:
         self.caption = caption
-        columns = [c for c in _RUN_COLUMNS if c.header != "experiment" or any(map(_experiment, rows))]
+        optional = {"experiment": _experiment, "scores": _scores}
+        columns = [c for c in _RUN_COLUMNS if c.header not in optional or any(map(optional[c.header], rows))]
         cells = [[Text(v) if isinstance(v, str) else v for v in (c.cell(r) for c in columns)] for r in rows]
         self.columns = {c: (_widest(c.header, cells, i), [row[i] for row in cells]) for i, c in enumerate(columns)}
 
