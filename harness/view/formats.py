@@ -94,6 +94,10 @@ def abbreviate(text: Any, limit: int = 60) -> str:
 
 #: A run's pass as people read it (``runs.passed`` and its scores: see :func:`pass_state`).
 PASS_WORDS = {"pass": "yes", "fail": "no", "unknown": "?", "none": MISSING}
+#: ... and what each says.
+PASS_SENTENCES = {"pass": "every score that gates the run holds", "fail": "a score that gates the run does not hold",
+                  "unknown": "a score that could gate the run errored or has not been decided: its pass is unknown",
+                  "none": "no score gates the run"}
 
 
 def pass_state(passed: Any, scores: Iterable[Mapping[str, Any]] = ()) -> str:

@@ -26,7 +26,7 @@ from ..schema import truncation_marker
 from ..store import Store
 from .cases import CaseTable, Compare, compare_view
 from .experiments import summaries_html, summarise_all
-from .formats import abbreviate, money, number
+from .formats import PASS_SENTENCES, PASS_WORDS, abbreviate, money, number, pass_state
 from .model import RunView, TreeEntry, last_frames
 from .read import list_runs, load_runs
 
@@ -129,7 +129,9 @@ def _scores(scores: Mapping[str, Any]) -> dict[str, Any]:
             "agent_metrics": ("overall_score", "eval_status"), "log_test": ("status", "profile")}
     kinds = {kind: {k: v for k, v in scores[kind].items() if k in keys and v not in (None, [])}
              for kind, keys in keep.items() if scores.get(kind)}
-    return {"passed": scores.get("passed"), "list": listed, **kinds} if listed else kinds
+    unknown = pass_state(scores.get("passed"), listed) == "unknown"
+    return {"passed": scores.get("passed"), "list": listed, **({"unknown": 1} if unknown else {}), **kinds} \
+        if listed else kinds
 
 
 def run_data(view: RunView) -> dict[str, Any]:
@@ -142,6 +144,7 @@ def run_data(view: RunView) -> dict[str, Any]:
         "cost": r.get("total_cost"), "eval": r.get("evaluation_score"), "exp": r.get("experiment"),
         "case": r.get("case_id"), "model": r.get("model"), "err": abbreviate(r.get("error"), 400) or None,
         "start": r.get("started_at"), "pass": r.get("passed"),
+        **({"pu": 1} if pass_state(r.get("passed"), view.scores.get("list") or ()) == "unknown" else {}),
     }
 
 
@@ -233,7 +236,8 @@ def render(views: Iterable[RunView], *, source: str, selected: int | None = None
     if pending:
         blocks.append(packed(tabled(pending)))
     paired = compare_view(cases, compare, _json_for_script)
-    data = {"runs": runs, "source": source, "block": BLOCK_RUNS, "compare": paired.data}
+    data = {"runs": runs, "source": source, "block": BLOCK_RUNS, "compare": paired.data,
+            "passes": {PASS_WORDS[state]: sentence for state, sentence in PASS_SENTENCES.items()}}
     details = ",".join(blocks)  # base64 has no comma
     completed = sum(r.get("status") == "completed" for r in rows)
     tokens = sum(r.get("total_tokens") or 0 for r in rows)

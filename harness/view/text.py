@@ -13,7 +13,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from .formats import MISSING, PASS_WORDS, abbreviate, duration, moment, money, number, pass_state, score, score_glance
+from .formats import MISSING, PASS_SENTENCES, PASS_WORDS, abbreviate, duration, moment, money, number, pass_state, score, score_glance
 from .model import Frame, RunView, TreeEntry, last_frames
 
 #: Characters of the timeline bar of ``harness show``.
@@ -301,9 +301,8 @@ def scores_table(scores: Mapping[str, Any]) -> Table:
     listed = scores.get("list") or []
     if listed:
         verdict = scores.get("passed")
-        table.add_row("pass", "", _pass(verdict), "every score that gates the run holds" if verdict else
-                      "a score that gates the run does not hold" if verdict is not None else
-                      "no score gates the run")
+        state = pass_state(verdict, listed)
+        table.add_row("pass", "", _pass(verdict, {s["name"]: s for s in listed}), PASS_SENTENCES[state])
         for s in listed:
             gate = "" if s.get("passed") is None else ("pass" if s["passed"] else "fail")
             detail = s.get("error") or s.get("explanation") or ""

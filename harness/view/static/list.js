@@ -7,7 +7,8 @@
     {key: "wf", label: "workflow", w: ["minmax(90px,1fr)", "minmax(60px,1fr)"], optional: true},
     {key: "subj", label: "subject", w: ["minmax(90px,1.2fr)", "minmax(60px,1fr)"], optional: true},
     {key: "st", label: "status", w: ["90px", "76px"]},
-    {key: "pass", label: "pass", show: passWord, w: ["52px", "46px"], optional: true},
+    {key: "pass", label: "pass", show: function (v, r) { return passWord(v, r.pu); }, w: ["52px", "46px"],
+      optional: true},
     {key: "ms", label: "time", num: true, show: ms, w: ["80px", "64px"]},
     {key: "tok", label: "tokens", num: true, show: function (v) { return num(v, 6); }, w: ["75px", "60px"]},
     {key: "cost", label: "cost", num: true, show: money, w: ["105px", "88px"]},
@@ -15,7 +16,9 @@
     {key: "exp", label: "experiment", show: function (v, r) { return v ? v + (r.case ? " / " + r.case : "") : ""; },
       w: ["minmax(90px,1fr)", "minmax(72px,1fr)"], optional: true}
   ].filter(function (c) {
-    return !c.optional || RUNS.some(function (r) { return r[c.key] !== null && r[c.key] !== undefined && r[c.key] !== ""; });
+    return !c.optional || RUNS.some(function (r) {
+      return (r[c.key] !== null && r[c.key] !== undefined && r[c.key] !== "") || (c.key === "pass" && r.pu);
+    });
   });
   var state = {order: [], sortKey: null, sortDir: 1, selected: -1};
   var list = document.getElementById("list");
@@ -25,8 +28,14 @@
   var filterBox = document.getElementById("filter");
   var statusBox = document.getElementById("status");
   var countBox = document.getElementById("count");
+  /* What the filter searches: each run's cells as the list shows them (the experiment column's
+     "base / case-3" included), then its model and its error. */
+  function cellText(c, r) {
+    return String(c.show ? c.show(r[c.key], r) : (r[c.key] === null || r[c.key] === undefined ? "" : r[c.key]));
+  }
   var haystack = RUNS.map(function (r) {
-    return [r.id, r.wf, r.subj, r.st, r.exp, r.case, r.model, r.err].join("\u0001").toLowerCase();
+    return COLUMNS.map(function (c) { return cellText(c, r); }).concat([r.model || "", r.err || ""])
+      .join("\u0001").toLowerCase();
   });
 
   [0, 1].forEach(function (narrow) {
@@ -95,9 +104,10 @@
     row.dataset.index = index;
     row.style.top = (pos * ROW) + "px";
     COLUMNS.forEach(function (c) {
-      var text = c.show ? c.show(r[c.key], r) : (r[c.key] === null || r[c.key] === undefined ? "" : r[c.key]);
+      var text = cellText(c, r);
       var bad = (c.key === "st" && r.st === "failed") || (c.key === "pass" && r.pass === 0);
-      var cell = el("span", (c.cls || "") + (c.num ? " num" : "") + (bad ? " failed" : ""), text);
+      var unsure = c.key === "pass" && r.pu;
+      var cell = el("span", (c.cls || "") + (c.num ? " num" : "") + (bad ? " failed" : "") + (unsure ? " unsure" : ""), text);
       cell.setAttribute("role", "gridcell");
       cell.title = String(text);
       row.appendChild(cell);
@@ -110,7 +120,7 @@
   });
   spacer.addEventListener("click", function (event) {
     var row = event.target.closest(".row");
-    if (row) { openRun(Number(row.dataset.index)); }
+    if (row) { openRun(Number(row.dataset.index), undefined, true); }
   });
   viewport.tabIndex = 0;
   viewport.addEventListener("keydown", function (event) {

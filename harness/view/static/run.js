@@ -1,10 +1,11 @@
   /* ---- scores ------------------------------------------------------------------------ */
-  var PASS_SENTENCES = {yes: "every score that gates the run holds", no: "a score that gates the run does not hold",
-    "—": "no score gates the run"};
+  /* What a run's pass says, by its word (harness.view.formats.PASS_SENTENCES). */
+  var PASS_SENTENCES = DATA.passes;
+  var PASS_BADGES = {yes: "pass", no: "fail", "?": "warning", "—": "ungated"};
   /* Every score of the run (its scores sheet: checks, judges, scorers, labels), led by its pass. */
   function drawScoreList(box, scores) {
-    var word = passWord(scores.passed), lead = el("p", "pass-line");
-    lead.appendChild(el("span", "badge " + (word === "yes" ? "pass" : word === "no" ? "fail" : "ungated"), "pass: " + word));
+    var word = passWord(scores.passed, scores.unknown), lead = el("p", "pass-line");
+    lead.appendChild(el("span", "badge " + PASS_BADGES[word], "pass: " + word));
     lead.appendChild(document.createTextNode(" " + PASS_SENTENCES[word]));
     box.appendChild(lead);
     var table = el("table", "summary score-list"), head = el("tr"), body = el("tbody");
@@ -65,8 +66,19 @@
   function setHash(hash) {
     if (history.replaceState) { history.replaceState(null, "", hash); }
   }
-  /* Open run ``index``; ``entry``: the waterfall row to show in the panel, if any. */
-  function openRun(index, entry) {
+  /* Bring the run view into sight unless its top already is (in the upper part of the window),
+     once what the page draws above it (the compare view) is drawn. */
+  function revealRun(index) {
+    Promise.resolve(cmp.shown).then(function () {
+      var section = document.getElementById("run"), top = section.getBoundingClientRect().top;
+      if (state.selected === index && (top < 0 || top > window.innerHeight * 0.6)) {
+        section.scrollIntoView({block: "start"});
+      }
+    });
+  }
+  /* Open run ``index``; ``entry``: the waterfall row to show in the panel, if any; ``reveal``:
+     bring it into sight (a click on its row, a link to it). */
+  function openRun(index, entry, reveal) {
     var run = RUNS[index];
     state.selected = index;
     Array.prototype.forEach.call(spacer.children, function (row) {
@@ -82,9 +94,9 @@
       run.exp ? "experiment " + run.exp + (run.case ? " / case " + run.case : "") : null].filter(Boolean);
     var p = el("p", "facts-line");
     p.appendChild(el("span", "badge " + run.st, run.st));
-    if (run.pass !== null && run.pass !== undefined) {
+    if ((run.pass !== null && run.pass !== undefined) || run.pu) {
       p.appendChild(document.createTextNode(" "));
-      p.appendChild(el("span", "badge " + (run.pass ? "pass" : "fail"), "pass: " + passWord(run.pass)));
+      p.appendChild(el("span", "badge " + PASS_BADGES[passWord(run.pass, run.pu)], "pass: " + passWord(run.pass, run.pu)));
     }
     p.appendChild(document.createTextNode(" " + facts.join(" · ")));
     header.appendChild(p);
@@ -95,6 +107,7 @@
     scoresBox.textContent = "";
     entryHint(entryBox);
     setHash("#run=" + encodeURIComponent(run.id));
+    if (reveal) { revealRun(index); }
     detailOf(index).then(function (detail) {
       if (state.selected !== index) { return; }
       if (error && detail.err) {  /* the whole error, where the list has its first 400 characters */
