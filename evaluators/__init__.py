@@ -67,6 +67,7 @@ from ._evaluation import (
     synthesis_quality,
 )
 from ._generic import generic_run_rows, run_latency_ms
+from ._score_rules import expected_pass
 from ._scores import (
     SCORE_SOURCES,
     Score,
@@ -245,6 +246,7 @@ __all__ = [
     "data_quality",
     "default_check",
     "eval_status",
+    "expected_pass",
     "evaluation_overall",
     "evaluation_row",
     "final_answer_quality",

@@ -70,6 +70,8 @@ class Facts:
     # run -> model -> the summed total_cost of the run's calls of that model (None: a call
     # without a cost), models in the order of their first call; judge calls left out
     model_costs: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    #: run -> (runs.experiment, runs.case_id): what its scores rows say beside them
+    places: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     scored: bool = False  # the source has a scores sheet
     score_passes: dict[str, list[int | None]] = field(default_factory=lambda: defaultdict(list))
 
@@ -166,11 +168,28 @@ class Facts:
                 self.checks[run] = (number_or_none(score), number_or_none(found.get("threshold")),
                                     found.get("require_tools") is True)
 
+    def from_runs(self, table: Table) -> None:
+        for run, experiment, case in zip(table.column("run_id"), _column(table, "experiment"),
+                                         _column(table, "case_id")):
+            self.places[run] = (None if is_empty(experiment) else experiment, None if is_empty(case) else case)
+
     def from_scores(self, table: Table) -> None:
-        """The pass of each score of each run (empty: a score that does not gate its run)."""
-        for run, passed in zip(table.column("run_id"), table.column("passed")):
-            value = number_or_none(passed) if not is_empty(passed) else None
-            self.score_passes[run].append(None if value is None else int(value == 1))
+        """The pass of each score of each run (empty: a score that does not gate its run): the
+        one its value gives where a rule decides it (see :func:`check_scores`), else its cell."""
+        for _, row in table.records():
+            stored, expected = self.score_pass(row)
+            self.score_passes[row["run_id"]].append(int(expected) if expected is not None else stored)
+
+    def score_pass(self, row: Mapping[str, Any]) -> tuple[int | None, bool | None]:
+        """A score row's pass as its cell says (1, 0 or None) and as its value gives it
+        (:func:`evaluators.expected_pass`; None where no rule decides it)."""
+        cell = row.get("passed")
+        number = number_or_none(cell) if not is_empty(cell) else None
+        stored = None if number is None else int(number == 1)
+        value = number_or_none(row.get("value")) if not is_empty(row.get("value")) else None
+        name = str(row.get("name"))
+        threshold = self.checks.get(row["run_id"], (None, None, False))[1] if name == "answer" else None
+        return stored, evaluators.expected_pass(name, row.get("source"), value, stored, threshold=threshold)
 
     def passed(self, row: Mapping[str, Any]) -> bool | None:
         """The run's pass as the sheets give it: from its scores (:func:`evaluators.run_passed`)
@@ -197,6 +216,28 @@ class Facts:
         for _, row in table.records():
             if row.get("status") == "ok":
                 self.assessment[row["run_id"]] = row
+
+
+def _column(table: Table, name: str) -> Any:
+    return table.column(name) if table.has(name) else repeat(None)
+
+
+def check_scores(table: Table, facts: Facts, check: Checker) -> None:
+    """Each score row against what its inputs give: a pass a rule decides from the value
+    (:func:`evaluators.expected_pass`; an answer check at its case's threshold, from
+    ``agent_metrics.answer_details``), and its ``experiment`` and ``case_id``, its run's."""
+    for i, row in table.records():
+        run, name = row["run_id"], row.get("name")
+        _, expected = facts.score_pass(row)
+        if expected is not None:
+            threshold = facts.checks.get(run, (None, None, False))[1] if name == "answer" else None
+            check.check(i, row, "passed", int(expected),
+                        f"passed = evaluators.expected_pass({name}, its value"
+                        + (f", threshold {threshold:g})" if threshold is not None else ")"), "recompute")
+        if run in facts.places:
+            experiment, case = facts.places[run]
+            check.check(i, row, "experiment", experiment, "experiment = the run's runs.experiment", "cross-sheet")
+            check.check(i, row, "case_id", case, "case_id = the run's runs.case_id", "cross-sheet")
 
 
 def _plus(a: float | None, b: float | None) -> float | None:

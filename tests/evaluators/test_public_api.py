@@ -31,7 +31,7 @@ PUBLIC = {
     "check_answer", "default_check", "grade_answer", "grade_trajectory", "last_number", "token_f1",
     # scores: every judgement of a run, and the one pass
     "SCORE_SOURCES", "Score", "ScoreResult", "SourcedScore", "answer_score", "built_in_scores",
-    "failed_score", "log_test_score", "pass_rate", "run_passed", "score_results", "score_row",
+    "expected_pass", "failed_score", "log_test_score", "pass_rate", "run_passed", "score_results", "score_row",
     # paired statistics and verdicts (compare)
     "SIGN_FLIP_DRAWS", "SIGN_FLIP_EXACT_MAX", "SIGN_FLIP_SEED", "VERDICTS", "PairedTest", "SignFlips", "Verdict",
     "binomial_tail", "holm", "mean_of_repeats", "needed_cases", "paired_test", "round_sig", "verdict",
