@@ -253,9 +253,10 @@ class Harness:
     def sheets(self, run_ids: Sequence[str] | None = None, *, sheets: Iterable[str] | None = None,
                columns: Mapping[str, Sequence[str]] | Sequence[str] | None = None,
                experiment: str | Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
-        """The fifteen sheets (spec order) as DataFrames, spec columns first; ask for less
-        (some runs, an experiment, some sheets, some columns) as :meth:`Store.sheets` says:
-        whole sheets of a large store take memory in proportion to it."""
+        """The sixteen sheets (the spec's fifteen in spec order, then ``scores``) as DataFrames,
+        spec columns first; ask for less (some runs, an experiment, some sheets, some columns)
+        as :meth:`Store.sheets` says: whole sheets of a large store take memory in proportion
+        to it."""
         self.flush()
         return self.store.sheets(run_ids, sheets=sheets, columns=columns, experiment=experiment)
 
@@ -292,7 +293,7 @@ class Harness:
         return row
 
     def export_excel(self, path: str | os.PathLike[str], run_ids: Sequence[str] | None = None):
-        """Write the fifteen sheets to an .xlsx workbook (see :mod:`exporters`)."""
+        """Write the sixteen sheets (the fifteen and ``scores``) to an .xlsx workbook (see :mod:`exporters`)."""
         from exporters import write_excel
 
         self.flush()

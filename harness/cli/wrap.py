@@ -264,7 +264,7 @@ def _print_results(harness: Any, run_ids: list[str], *, as_json: bool) -> None:
         messages = isinstance(output, dict) and isinstance(output.get("messages"), list)
         text = answer_of(output) if messages else json.dumps(output, indent=2, ensure_ascii=False)
         which = f" of run {run_id}" if len(run_ids) > 1 else ""
-        say(f"result{which} ({'its last AI message; ' if messages else ''}--json prints the whole output):",
+        say(f"result{which}" + (" (its last AI message; --json prints the whole output):" if messages else ":"),
             err=False)
         show(Text(text if text is not None else "(no AI message)"))
 

@@ -75,8 +75,9 @@ class Experiment:
     scoring: Any = None
 
     def summary(self) -> pd.DataFrame:
-        """One row per case: runs, passed (the pass rate over its repeats), failed runs and the
-        means of answer score, tool F1, trajectory match, latency, tokens and cost."""
+        """One row per case: ``runs``, ``pass_rate`` (over its runs that have a pass,
+        ``runs_with_pass`` of them), ``failed_runs`` (runs that did not complete) and the means
+        of answer score, tool F1, trajectory match, latency, tokens and cost."""
         return case_summary(self.harness, self.name)
 
     def __repr__(self) -> str:
@@ -311,7 +312,8 @@ def case_reference(case: Case) -> dict[str, Any]:
 
 
 def case_summary(harness: Harness, name: str) -> pd.DataFrame:
-    """Per case of experiment ``name``: runs, pass rate, failed runs and mean scores and costs."""
+    """Per case of experiment ``name``: runs, pass rate (over the runs with a pass), failed runs
+    and mean scores and costs (see :meth:`Experiment.summary`)."""
     import pandas as pd
 
     frames = harness.sheets(experiment=name, sheets=["runs", "tool_selections", "agent_metrics"], columns={
@@ -321,14 +323,15 @@ def case_summary(harness: Harness, name: str) -> pd.DataFrame:
     })
     runs = frames["runs"]
     if runs.empty:
-        return pd.DataFrame(columns=["case_id", "runs", "passed", "failed", "answer_score", "tool_f1",
-                                     "trajectory_match", "latency_ms", "total_tokens", "total_cost"])
+        return pd.DataFrame(columns=["case_id", "runs", "pass_rate", "runs_with_pass", "failed_runs", "answer_score",
+                                     "tool_f1", "trajectory_match", "latency_ms", "total_tokens", "total_cost"])
     joined = (runs.merge(frames["tool_selections"], on="run_id", how="left")
               .merge(frames["agent_metrics"], on="run_id", how="left"))
-    joined["failed"] = (joined["status"] != "completed").astype(int)
+    joined["failed_runs"] = (joined["status"] != "completed").astype(int)
     order = list(dict.fromkeys(joined["case_id"]))
     grouped = joined.groupby("case_id", sort=False).agg(
-        runs=("run_id", "size"), passed=("passed", lambda s: s.astype("float64").mean()), failed=("failed", "sum"),
+        runs=("run_id", "size"), pass_rate=("passed", lambda s: s.astype("float64").mean()),
+        runs_with_pass=("passed", "count"), failed_runs=("failed_runs", "sum"),
         answer_score=("final_answer_quality", "mean"), tool_f1=("f1_score", "mean"),
         trajectory_match=("trajectory_match", "mean"), latency_ms=("total_time_ms", "mean"),
         total_tokens=("total_tokens", lambda s: s.astype("float64").mean()), total_cost=("total_cost", "mean"),

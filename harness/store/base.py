@@ -566,7 +566,7 @@ class Store:
                experiment: str | Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
         """The sheets as DataFrames (spec order; spec columns first, then extras), read in
         the store as far as asked: ``run_ids`` / ``experiment`` (one name or several) keep
-        those runs' rows, ``sheets`` names the sheets to read (default all fifteen) and
+        those runs' rows, ``sheets`` names the sheets to read (default all sixteen) and
         ``columns`` the columns (one list for every sheet that has them, or per sheet).
 
         Columns have their schema kind's dtype: ``Int64``, ``float64``, and for timestamps

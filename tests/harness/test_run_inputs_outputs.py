@@ -171,7 +171,7 @@ def test_wrap_input_json_prints_the_graphs_result_and_nothing_else(agent_dir):
     assert json.loads(done.stdout) == {"words": 3}
     plain = harness_cli("wrap", "io_agent:counter", "--input", '{"question": "a b"}', "--store",
                         str(agent_dir / "runs.db"), cwd=agent_dir)
-    assert 'result (--json prints the whole output):\n{\n  "words": 2\n}' in plain.stdout
+    assert 'result:\n{\n  "words": 2\n}' in plain.stdout
 
 
 def test_wrap_json_with_repeats_prints_a_list_and_with_a_dataset_is_refused(agent_dir):
