@@ -47,7 +47,7 @@ def _groups_table(title: str, groups: tuple[GroupSummary, ...], uplift: bool) ->
         cop = "—" if g.cost_of_pass is None else f"${fmt(g.cost_of_pass)}"
         cells = ([g.experiment or "—"] if experiments else []) + [
             g.key, runs_cell(g), _median(g.evaluation_score), _median(g.credit_score), _median(g.judge_overall),
-            pass_rate_text(g), "—" if g.mean_cost is None else "$" + mean_cost_text(g), cop, fmt(g.composite, 3),
+            pass_rate_text(g), ("" if g.mean_cost is None else "$") + mean_cost_text(g), cop, fmt(g.composite, 3),
             g.grade or "—"]
         if uplift:
             cells.append("—" if g.uplift is None else f"{g.uplift:+.1%}")
