@@ -74,6 +74,8 @@ class Facts:
     places: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     scored: bool = False  # the source has a scores sheet
     score_passes: dict[str, list[int | None]] = field(default_factory=lambda: defaultdict(list))
+    # (run, name, value, passed, source, error, rater) of labels, judges and scorers (scores sheet)
+    judgements: list[tuple[Any, ...]] = field(default_factory=list)
 
     def count(self, table: Table) -> None:
         self.counts.setdefault(table.name, Counter()).update(table.column("run_id"))
@@ -175,10 +177,16 @@ class Facts:
 
     def from_scores(self, table: Table) -> None:
         """The pass of each score of each run (empty: a score that does not gate its run): the
-        one its value gives where a rule decides it (see :func:`check_scores`), else its cell."""
+        one its value gives where a rule decides it (see :func:`check_scores`), else its cell;
+        and the judgements agreement reads: people's labels and the judges' and scorers' scores."""
         for _, row in table.records():
             stored, expected = self.score_pass(row)
             self.score_passes[row["run_id"]].append(int(expected) if expected is not None else stored)
+        raters = table.column("rater") if table.has("rater") else repeat(None)
+        for row in zip(table.column("run_id"), table.column("name"), table.column("value"), table.column("passed"),
+                       table.column("source"), table.column("error"), raters):
+            if row[4] in ("human", "llm", "code") and is_empty(row[5]) and type(row[1]) is str:
+                self.judgements.append(row)
 
     def score_pass(self, row: Mapping[str, Any]) -> tuple[int | None, bool | None]:
         """A score row's pass as its cell says (1, 0 or None) and as its value gives it

@@ -57,6 +57,7 @@ _COMMANDS = {
     "wrap": "Run your own LangGraph graph under the harness (an input or a dataset).",
     "rescore": "Score stored runs again with your own scorers, or delete a score.",
     "label": "Label a run with a person's judgement (pass/fail or a number).",
+    "agreement": "How far a score agrees with people's labels (kappa, rho, intervals).",
     "compare": "Compare two experiments case by case, with a regression gate.",
     "list": "List the newest runs: status, pass, time, tokens, cost, scores.",
     "show": "Show one run as a tree of nodes, model and tool calls, and scores.",

@@ -43,7 +43,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "agent_path on langgraph_events, llm_calls, tool_calls and prompts: the chain of subgraphs a row "
                  "ran in (multi-agent graphs)"),
     Migration(8, "langgraph_events.handoff_to and tool_calls.handoff_to: where a handoff between agents went"),
-    Migration(9, "scores.experiment and scores.case_id: a score's experiment and case beside it, so the scores "
+    Migration(9, "scores.rater: who gave a person's label, so labels of one run and name by several people "
+                 "are kept side by side"),
+    Migration(10, "scores.experiment and scores.case_id: a score's experiment and case beside it, so the scores "
                  "sheet reads alone (filled in from runs)", lambda store: store._execute(
                      'UPDATE "scores" SET experiment = (SELECT r.experiment FROM "runs" r WHERE r.run_id = '
                      '"scores".run_id), case_id = (SELECT r.case_id FROM "runs" r WHERE r.run_id = "scores".run_id)')),
