@@ -23,7 +23,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from .events import (CHAIN, END, ERROR, HANDOFF, MODEL, TOOL, Assembly, Event, error_type_name,
                      handoff_destination, is_control_flow, is_handoff)
 from .tracebacks import describe_error, describe_traceback
-from .frozen import freeze, freeze_messages, freeze_preview, freeze_result, held_bytes
+from .frozen import freeze, freeze_messages, freeze_preview, freeze_result, freeze_whole, held_bytes
 
 logger = logging.getLogger("harness")
 
@@ -138,7 +138,7 @@ class HarnessCallbackHandler(BaseCallbackHandler):
             is_node = bool(metadata) and metadata.get("langgraph_node") == name and _step_tagged(tags)
             if parent_run_id is None:  # the graph the caller invoked: the run's input (runs.inputs), whole
                 self._roots.add(run_id.int)
-                frozen = freeze(inputs)
+                frozen = freeze_whole(inputs)
             else:
                 frozen = freeze_preview(inputs)  # rows keep a preview of a chain's payloads
             self.held += held_bytes(frozen)
@@ -150,7 +150,7 @@ class HarnessCallbackHandler(BaseCallbackHandler):
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
         try:
             roots = self._roots
-            frozen = freeze(outputs) if roots and run_id.int in roots else freeze_preview(outputs)
+            frozen = freeze_whole(outputs) if roots and run_id.int in roots else freeze_preview(outputs)
             self.held += held_bytes(frozen)
             self._end(run_id, (END, run_id.int, time.time_ns(), frozen))
         except Exception:  # noqa: BLE001

@@ -210,7 +210,7 @@ def run_payload(value: Any, redact: Redactor | None = None) -> Any:
     """A run's input or output as ``runs.inputs`` / ``runs.outputs`` keep it: JSON data, or,
     past :data:`RUN_PAYLOAD_CHARS` of JSON, its text cut there with the visible marker
     (redacted before the cut; what is kept whole is scrubbed with the rest of its row)."""
-    kept = jsonable_prefix(value, RUN_PAYLOAD_CHARS)
+    kept = value if type(value) is Truncated else jsonable_prefix(value, RUN_PAYLOAD_CHARS)
     return payload_cut(kept, RUN_PAYLOAD_CHARS, redact) if type(kept) is Truncated else kept
 
 
