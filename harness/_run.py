@@ -161,6 +161,9 @@ class Harness:
     ) -> Run:
         """A run context (``with`` or ``async with``); pass ``run.config`` to the graph.
 
+        ``workflow`` names what ran; without it, the graph's own name (``compile(name=...)``)
+        unless it is LangGraph's default (:func:`harness.tracing.record.workflow_name`).
+
         ``hold=True``: the finished run waits to be written until :meth:`Run.write` (or the
         next :meth:`flush`), so a caller running several at once writes them in its own order."""
         if profile not in PROFILES:

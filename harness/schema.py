@@ -165,8 +165,9 @@ SHEETS: tuple[Sheet, ...] = (
         _TIMESTAMP,
         _GENERATED_BY,
     ), extra=(
-        Column("workflow", "Extra", "text", "The name the run was started with (``workflow=``; ``credit_analysis`` "
-               "for credit runs).", "the run"),
+        Column("workflow", "Extra", "text", "What ran, by one rule: the name given (``workflow=``, ``--workflow``; "
+               "``credit_analysis`` for credit runs), else the graph's own name unless it is LangGraph's default, "
+               "else the attribute it was loaded from (``harness wrap module:ATTR``).", "the run"),
         Column("batch_id", "Extra", "text", "The group of repeated or compared runs of one company it belongs to.",
                "the batch"),
         Column("thread_id", "Extra", "text", "LangGraph's ``thread_id`` the graph ran with, wherever it was given "
@@ -193,10 +194,11 @@ SHEETS: tuple[Sheet, ...] = (
                "of whose scores has a pass has none. An experiment's runs always have one (its completed score); "
                "a credit run's evaluation and log test gate it.", "evaluators.run_passed(status, scores.passed)",
                bounds=(0, 1)),
-        Column("inputs", "Extra", "json", "The input the experiment ran the graph on (the dataset case's input), "
-               "cut at 1 MB.", "the experiment runner"),
+        Column("inputs", "Extra", "json", "What the run gave the graph (a dataset case's input; under "
+               "``Harness.run``, the input of the graph it invoked, a list of them for several), cut at 1 MB of "
+               "JSON.", "the run"),
         Column("outputs", "Extra", "json", "What the graph returned, as JSON (a message as its type and content), "
-               "cut at 1 MB; empty when the run failed.", "the experiment runner"),
+               "cut at 1 MB of JSON; empty when the run failed.", "the run"),
         Column("reference", "Extra", "json", "The dataset case's reference fields (reference_answer, "
                "expected_tools, reference_trajectory, answer_check, answer_path, threshold, tolerance, "
                "require_tools, metadata), so a run can be scored again without the dataset.",
