@@ -75,7 +75,7 @@ def sum_costs(values: Iterable[float | None]) -> float | None:
     return usd(math.fsum(known)) if known else None
 
 
-#: (what the count is, its Tokens field, its price part, the base price it falls back to)
+#: (what the count is, its Tokens field, its price part), for the input and the output side
 _INPUT_PARTS = (("cache reads", "cache_read", "cached_input_per_million"),
                 ("5-minute cache writes", "cache_write_5m", "cache_write_per_million"),
                 ("1-hour cache writes", "cache_write_1h", "cache_write_1h_per_million"),
@@ -84,38 +84,41 @@ _OUTPUT_PARTS = (("reasoning", "reasoning", "reasoning_per_million"),
                  ("audio output", "audio_output", "audio_output_per_million"))
 
 
+def _side(price: Price, tokens: Tokens, total: int, parts: tuple[tuple[str, str, str], ...], base: float,
+          base_name: str, model: str | None, notes: list[str]) -> float:
+    """One side's cost in USD (unrounded): its plain tokens at ``base``, each kind at its price."""
+    plain, spent = total, []
+    for what, field, key in parts:
+        count = getattr(tokens, field)
+        if not count:
+            continue
+        if count < 0:
+            raise ValueError(f"{field} tokens cannot be negative, got {count}")
+        plain -= count
+        rate = getattr(price, key)
+        if rate is None:
+            rate = base
+            if field != "reasoning":  # reasoning at the output price is the default, not a fallback
+                notes.append(f"{what} at the {base_name} price (no {key}{f' for {model}' if model else ''})")
+        spent.append(count * rate)
+    if plain < 0:
+        raise ValueError(f"the {base_name} token details ({total - plain}) exceed the {total} {base_name} tokens "
+                         "they are part of")
+    return (math.fsum([plain * base, *spent]) if spent else plain * base) / 1e6
+
+
 def cost_of(price: Price, tokens: Tokens, model: str | None = None) -> Cost:
     """``tokens`` at ``price`` (the module's formula). ValueError when the details exceed
     the count they are part of (more cached tokens than input tokens): such counts cannot
     be priced without counting something twice."""
-    fallbacks: list[str] = []
-
-    def side(total: int, parts: tuple[tuple[str, str, str], ...], base: float, base_name: str) -> float:
-        plain, spent = total, []
-        for what, field, key in parts:
-            count = getattr(tokens, field) or 0
-            if count < 0:
-                raise ValueError(f"{field} tokens cannot be negative, got {count}")
-            if not count:
-                continue
-            plain -= count
-            rate = getattr(price, key)
-            if rate is None:
-                rate = base
-                if field != "reasoning":
-                    fallbacks.append(f"{what} at the {base_name} price (no {key}"
-                                     f"{f' for {model}' if model else ''})")
-            spent.append(count * rate)
-        if plain < 0:
-            raise ValueError(f"the {base_name} token details ({total - plain}) exceed the {total} {base_name} tokens "
-                             "they are part of")
-        return math.fsum([plain * base, *spent]) / 1e6
-
     if tokens.input < 0 or tokens.output < 0:
         raise ValueError(f"token counts cannot be negative, got {tokens.input} in, {tokens.output} out")
-    input_cost = usd(side(tokens.input, _INPUT_PARTS, price.input_per_million, "input"))
-    output_cost = usd(side(tokens.output, _OUTPUT_PARTS, price.output_per_million, "output"))
-    return Cost(input_cost, output_cost, usd(input_cost + output_cost), "; ".join(fallbacks) or None)
+    notes: list[str] = []
+    input_cost = usd(_side(price, tokens, tokens.input, _INPUT_PARTS, price.input_per_million, "input", model,
+                           notes))
+    output_cost = usd(_side(price, tokens, tokens.output, _OUTPUT_PARTS, price.output_per_million, "output", model,
+                            notes))
+    return Cost(input_cost, output_cost, usd(input_cost + output_cost), "; ".join(notes) or None)
 
 
 def cost(model: str | None, prompt_tokens: int | None, completion_tokens: int | None,

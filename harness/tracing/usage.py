@@ -66,14 +66,23 @@ class Usage:
 
 def _count(value: Any) -> int | None:
     """A token count, or None for anything that is not a whole number >= 0."""
-    if isinstance(value, bool):
+    if type(value) is int:  # the common case, first
+        return value if value >= 0 else None
+    if value is None or isinstance(value, bool):
         return None
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return value if isinstance(value, int) and value >= 0 else None
 
 
+_EMPTY: Mapping[str, Any] = {}
+
+
 def _mapping(value: Any) -> Mapping[str, Any]:
+    if type(value) is dict:  # the common case, first
+        return value
+    if value is None:
+        return _EMPTY
     if isinstance(value, Mapping):
         return value
     dump = getattr(value, "model_dump", None)  # a provider SDK's pydantic object
@@ -90,11 +99,13 @@ def _provider_usage(meta: Mapping[str, Any], llm_output: Mapping[str, Any]) -> M
     """The provider's own usage object: ``token_usage`` (OpenAI, Groq) or ``usage``
     (Anthropic, OpenAI's Responses API) of the message's metadata, else of ``llm_output``."""
     for holder in (meta, llm_output):
+        if not holder:
+            continue
         for key in ("token_usage", "usage"):
             found = _mapping(holder.get(key))
             if found:
                 return found
-    return {}
+    return _EMPTY
 
 
 def _is_anthropic(raw: Mapping[str, Any]) -> bool:
@@ -129,6 +140,12 @@ def _writes(creation: int | None, five: int | None, hour: int | None) -> tuple[i
     return (five or 0) + unstated, hour or 0
 
 
+def _detail(details: Mapping[str, Any], key: str, tier: str | None) -> int | None:
+    """A detail count; on a service tier, langchain-openai's ``<tier>_<key>`` when the plain key is absent."""
+    found = _count(details.get(key))
+    return found if found is not None or tier is None else _count(details.get(f"{tier}_{key}"))
+
+
 def read_usage(message: Any, llm_output: Any) -> Usage | None:
     """The call's counts from its response message (``usage_metadata``, ``response_metadata``)
     and the result's ``llm_output``; None when the provider reported none."""
@@ -140,15 +157,11 @@ def read_usage(message: Any, llm_output: Any) -> Usage | None:
         inp, out = _count(um.get("input_tokens")) or 0, _count(um.get("output_tokens")) or 0
         total = _count(um.get("total_tokens"))
         idet, odet = _mapping(um.get("input_token_details")), _mapping(um.get("output_token_details"))
-        tier = next((t for t in _TIERS if t in idet or t in odet), None)
-
-        def detail(details: Mapping[str, Any], key: str) -> int | None:
-            found = _count(details.get(key))
-            return found if found is not None or tier is None else _count(details.get(f"{tier}_{key}"))
-
-        read, creation = detail(idet, "cache_read"), detail(idet, "cache_creation")
+        tier = next((t for t in _TIERS if t in idet or t in odet), None) if idet or odet else None
+        read, creation = _detail(idet, "cache_read", tier), _detail(idet, "cache_creation", tier)
         five, hour = _count(idet.get("ephemeral_5m_input_tokens")), _count(idet.get("ephemeral_1h_input_tokens"))
-        reasoning, audio_in, audio_out = detail(odet, "reasoning"), _count(idet.get("audio")), _count(odet.get("audio"))
+        reasoning, audio_in = _detail(odet, "reasoning", tier), _count(idet.get("audio"))
+        audio_out = _count(odet.get("audio"))
         if raw:  # what LangChain left in the provider's own usage
             extra = _raw_details(raw)
             taken = [key for key, value in extra.items() if value and {

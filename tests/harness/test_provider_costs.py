@@ -4,9 +4,9 @@ call and run by run exactly as the providers bill, to the nanodollar, and the au
 
 from __future__ import annotations
 
+import operator
 from fractions import Fraction
 from typing import Annotated, TypedDict
-import operator
 
 import pandas as pd
 import pytest
@@ -27,6 +27,7 @@ from .provider_usage import (
     GROQ_CACHED_REASONING_EARLIER,
     OPENAI_CACHE_HIT,
     OPENAI_REASONING,
+    Recorded,
     RecordedModel,
     hand_cost,
 )
@@ -181,8 +182,8 @@ def test_a_part_without_its_own_price_is_priced_at_the_input_price_and_the_call_
         harness = Harness(store=tmp_path / "runs.db", writer="process")
         recorded = OPENAI_CACHE_HIT.message()
         recorded.response_metadata["model_name"] = "house-cached-1"
-        model = RecordedModel(responses=[type(OPENAI_CACHE_HIT)(
-            "house", OPENAI_CACHE_HIT.usage_metadata, recorded.response_metadata, None)])
+        model = RecordedModel(responses=[Recorded("house", OPENAI_CACHE_HIT.usage_metadata,
+                                                  recorded.response_metadata, None)])
         with harness.run(subject="house") as run:
             model.invoke("hi", run.config)
         (row,) = harness.sheets([run.run_id])["llm_calls"].itertuples()

@@ -15,11 +15,11 @@ from langgraph.graph import END, START, StateGraph
 
 from harness import Harness
 from harness.audit import audit_frames
-from harness.costs import PRICES, load_prices
+from harness.costs import BUNDLED_PRICES, PRICES, load_prices
 from harness.costs.reprice import RepriceError, reprice, select_runs
 from tests.support.cli import harness_cli
 
-from .provider_usage import ANTHROPIC_CACHE_HIT, ANTHROPIC_CACHE_WRITE, OPENAI_CACHE_HIT, Recorded, RecordedModel
+from .provider_usage import ANTHROPIC_CACHE_HIT, ANTHROPIC_CACHE_WRITE, Recorded, RecordedModel
 
 NEW_PRICES = """\
 as_of = 2026-01-31
@@ -103,7 +103,7 @@ def calls_of(harness, experiment):
 def test_reprice_recomputes_an_experiments_costs_from_its_stored_tokens_and_keeps_the_old_figure(
         experiments, prices_file):
     h = experiments
-    base_runs, base_calls = calls_of(h, "base")
+    base_runs, _ = calls_of(h, "base")
     runs_before, before = calls_of(h, "cand")
     summary = h.reprice("cand", prices=prices_file)
     assert (summary.runs, summary.calls, summary.repriced) == (2, 6, 4)
@@ -151,8 +151,7 @@ def test_the_audit_finds_re_priced_sheets_clean_with_or_without_the_prices_they_
         edited["llm_calls"].loc[edited["llm_calls"].model.str.startswith("claude").idxmax(), "input_cost"] = 1.0
         assert [(f.sheet, f.column) for f in audit_frames(edited).findings] == [("llm_calls", "input_cost")]
     finally:
-        PRICES.pop("claude-sonnet-4-5", None)
-        PRICES["claude-sonnet-4-5"] = __import__("harness").costs.BUNDLED_PRICES["claude-sonnet-4-5"]
+        PRICES["claude-sonnet-4-5"] = BUNDLED_PRICES["claude-sonnet-4-5"]
 
 
 def test_compare_warns_when_the_two_experiments_were_priced_with_different_tables(experiments, prices_file):
