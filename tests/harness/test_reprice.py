@@ -141,9 +141,17 @@ def test_reprice_recomputes_an_experiments_costs_from_its_stored_tokens_and_keep
 def test_the_audit_finds_re_priced_sheets_clean_with_or_without_the_prices_they_were_priced_with(
         experiments, prices_file):
     h = experiments
+    before = audit_frames(h.sheets())
     h.reprice("cand", "base", prices=prices_file)
     frames = h.sheets()
-    assert audit_frames(frames).findings == ()  # a table it was not given: each call's parts add up
+    audited = audit_frames(frames)
+    assert audited.findings == ()  # a table it was not given: each call's parts add up
+    # cost of pass follows: the model's runs cost what their calls of it cost now
+    (was,), (now,) = ([g for g in result.aggregates.by_model if g.key.startswith("claude")]
+                      for result in (before, audited))
+    assert now.mean_cost == pytest.approx(frames["runs"].total_cost.mean(), abs=1e-12)
+    assert now.mean_cost < was.mean_cost
+    assert now.cost_of_pass == pytest.approx(now.mean_cost / now.pass_rate, abs=1e-12)
     try:
         load_prices(prices_file)
         assert audit_frames(frames).findings == ()  # given it: every cost recomputed from its tokens
