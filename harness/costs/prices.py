@@ -172,6 +172,7 @@ BUNDLED_PRICES: Mapping[str, Price] = bundled_table(PRICE_TABLE_VERSION)  # type
 #: The prices in force: the bundled table, then prices registered with :func:`register_price`
 #: or read from a prices file (these win). Edits made here are honoured by every writer.
 PRICES: dict[str, Price] = dict(BUNDLED_PRICES)
+_BUNDLED: dict[str, Price] = dict(BUNDLED_PRICES)  # a plain dict: quicker to look up than the proxy
 
 
 def register_price(model: str, input_per_million: float, output_per_million: float, *,
@@ -243,8 +244,12 @@ _LOADED: set[str] = set()
 
 
 def user_prices() -> dict[str, tuple[Any, ...]]:
-    """The prices in force that differ from the bundled table, as plain data to travel with a run."""
-    return {name: p.as_data() for name, p in PRICES.items() if BUNDLED_PRICES.get(name) != p}
+    """The prices in force that differ from the bundled table, as plain data to travel with a
+    run (called as each run ends: a bundled price still in force is the same object, so
+    identity settles almost every entry)."""
+    bundled = _BUNDLED
+    return {name: p.as_data() for name, p in PRICES.items()
+            if (found := bundled.get(name)) is not p and found != p}
 
 
 def _as_price(found: Any) -> Price:
