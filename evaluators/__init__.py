@@ -18,6 +18,17 @@ from ._paired import (
     round_sig,
 )
 from ._verdict import VERDICTS, Verdict, holm, needed_cases, verdict
+from ._intervals import Estimate, clopper_pearson
+from ._kappa import KAPPA_WEIGHTS, cohen_kappa, kappa_estimate, spearman, spearman_estimate
+from ._raters import (
+    fleiss_estimate,
+    fleiss_kappa,
+    fleiss_table,
+    krippendorff_alpha,
+    krippendorff_estimate,
+)
+from ._agreement import Agreement, Rated, agreement
+from ._preference import Judgement, Preference, preference
 from ._answers import (
     ANSWER_CHECKS,
     DEFAULT_THRESHOLDS,
@@ -93,12 +104,14 @@ from ._judge import (
     AnswerGrade,
     JudgeResult,
     LLMJudge,
+    PairGrade,
     PairwiseResult,
     RetryAfterWait,
     grade_answer,
     is_transient,
     pairwise,
     grade_trajectory,
+    prefer_answer,
 )
 from ._judge_prompts import DIMENSIONS, JUDGE_SYSTEM_PROMPT, JudgeVerdict
 from ._quality import (
@@ -158,6 +171,26 @@ from ._tools import ToolCallMatch, ToolSelection, tool_call_match, tool_selectio
 from ._trajectory import TrajectoryMatch, observed_trajectory, trajectory_match
 
 __all__ = [
+    "PairGrade",
+    "prefer_answer",
+    "Estimate",
+    "clopper_pearson",
+    "KAPPA_WEIGHTS",
+    "cohen_kappa",
+    "kappa_estimate",
+    "spearman",
+    "spearman_estimate",
+    "fleiss_estimate",
+    "fleiss_kappa",
+    "fleiss_table",
+    "krippendorff_alpha",
+    "krippendorff_estimate",
+    "Agreement",
+    "Rated",
+    "agreement",
+    "Judgement",
+    "Preference",
+    "preference",
     "AGENT_WEIGHTS",
     "ANSWER_CHECKS",
     "CRITERIA",

@@ -75,11 +75,18 @@ class ExperimentRuns:
         if ("scores", "*") not in self._read:
             ids = [r["run_id"] for r in self.runs]
             by_name: dict[str, dict[str, Any]] = defaultdict(dict)
+            raters: dict[tuple[str, str], list[float]] = defaultdict(list)  # labels of one run by several people
             for start in range(0, len(ids), _CHUNK):
                 for row in self._store.rows("scores", ids[start:start + _CHUNK],
                                             columns=["run_id", "name", "value", "passed", "source"]):
-                    by_name[row["name"]][row["run_id"]] = row["value"] if row["value"] is not None else row["passed"]
+                    value = row["value"] if row["value"] is not None else row["passed"]
+                    by_name[row["name"]][row["run_id"]] = value
                     self.sources.setdefault(row["name"], row["source"])
+                    if row["source"] == "human" and value is not None:
+                        raters[row["name"], row["run_id"]].append(float(value))
+            for (name, run_id), values in raters.items():  # one value a run: the people's mean
+                if len(values) > 1:
+                    by_name[name][run_id] = math.fsum(values) / len(values)
             self._read["scores", "*"] = dict(by_name)
         return self._read["scores", "*"]
 
@@ -146,8 +153,8 @@ def score_metrics(*sides: ExperimentRuns) -> dict[str, Metric]:
     return out
 
 
-#: Scores shown by default besides the built-in metrics: the user's own (scorers and labels).
-_DEFAULT_SCORE_SOURCES = ("code", "human")
+#: Scores shown by default besides the built-in metrics: the user's own (scorers, judges and labels).
+_DEFAULT_SCORE_SOURCES = ("code", "human", "llm")
 
 
 @dataclass(frozen=True)
@@ -250,16 +257,23 @@ class Comparison:
     gate: tuple[str, ...]
     warnings: tuple[str, ...]
     metrics: tuple[MetricComparison, ...]
+    #: the agreement with people of the scores that have labels (harness.experiment.instruments)
+    agreements: tuple[dict[str, Any], ...] = ()
+    #: a judge's preference, case by case (harness.experiment.pairwise): it gates when present
+    pairwise: Any = None
 
     @property
     def regressed(self) -> bool:
-        """True when a gated metric regressed (the CI gate, ``--fail-on-regression``)."""
-        return any(m.gated and m.verdict == "regressed" for m in self.metrics)
+        """True when a gated metric regressed (the CI gate, ``--fail-on-regression``), or the
+        pairwise judge prefers A."""
+        return any(m.gated and m.verdict == "regressed" for m in self.metrics) or bool(
+            self.pairwise is not None and self.pairwise.regressed)
 
     @property
     def inconclusive(self) -> bool:
-        """True when a gated metric is inconclusive (``--fail-on-inconclusive``)."""
-        return any(m.gated and m.verdict == "inconclusive" for m in self.metrics)
+        """True when a gated metric is inconclusive (``--fail-on-inconclusive``), or the pairwise preference is."""
+        return any(m.gated and m.verdict == "inconclusive" for m in self.metrics) or bool(
+            self.pairwise is not None and self.pairwise.inconclusive)
 
     def metric(self, name: str) -> MetricComparison:
         return next(m for m in self.metrics if m.name == name)
@@ -269,7 +283,9 @@ class Comparison:
         return {"a": self.a, "b": self.b, "alpha": self.alpha, "paired_cases": self.paired_cases,
                 "unpaired": {"a_only": list(self.a_only), "b_only": list(self.b_only)}, "gate": list(self.gate),
                 "warnings": list(self.warnings), "metrics": [m.to_dict() for m in self.metrics],
-                "regressed": self.regressed, "inconclusive": self.inconclusive}
+                "regressed": self.regressed, "inconclusive": self.inconclusive,
+                **({"agreement": list(self.agreements)} if self.agreements else {}),
+                **({"pairwise": self.pairwise.to_dict()} if self.pairwise is not None else {})}
 
 
 @dataclass

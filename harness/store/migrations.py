@@ -43,10 +43,12 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "agent_path on langgraph_events, llm_calls, tool_calls and prompts: the chain of subgraphs a row "
                  "ran in (multi-agent graphs)"),
     Migration(8, "langgraph_events.handoff_to and tool_calls.handoff_to: where a handoff between agents went"),
-    Migration(9, "llm_calls: cache_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, reasoning_tokens, "
-                 "audio_input_tokens, audio_output_tokens, usage_note, cost_note (a call's tokens by kind, priced "
-                 "each at its own price) and priced_at, previous_total_cost, previous_price_table (harness reprice); "
-                 "runs: cache_read_tokens, cache_write_tokens, reasoning_tokens (their sums per run)"),
+    Migration(9, "scores.rater: who gave a person's label, so labels of one run and name by several people "
+                 "are kept side by side"),
+    Migration(10, "llm_calls: cache_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, reasoning_tokens, "
+                  "audio_input_tokens, audio_output_tokens, usage_note, cost_note (a call's tokens by kind, priced "
+                  "each at its own price) and priced_at, previous_total_cost, previous_price_table (harness reprice); "
+                  "runs: cache_read_tokens, cache_write_tokens, reasoning_tokens (their sums per run)"),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version
