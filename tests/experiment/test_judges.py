@@ -14,6 +14,7 @@ from harness import Store
 from harness.experiment.agreement import AgreementError, remembered
 from harness.experiment.compare import ExperimentRuns
 from harness.experiment.instruments import GateRefused
+from harness.store.migrations import SCHEMA_VERSION
 
 from .judged import (BOB_DIFFERS, CASES, HELPFUL, JUDGE_WRONG, cli, helpful_judge, label_everyone, numbered_cases,
                      numbered_graph)
@@ -82,7 +83,7 @@ def test_a_store_of_the_previous_version_gains_the_rater_column_and_keeps_its_sc
         conn.execute("UPDATE harness_meta SET value = '8' WHERE key = 'schema_version'")
     reopened = Store(path)
     assert [(r["name"], r["value"], r["rater"]) for r in reopened.rows("scores")] == [("helpful", 1.0, None)]
-    assert reopened.meta("schema_version") == "9"
+    assert reopened.meta("schema_version") == str(SCHEMA_VERSION)
 
 
 # --- agreement ------------------------------------------------------------------------------------
