@@ -78,6 +78,7 @@ from ._evaluation import (
     synthesis_quality,
 )
 from ._generic import generic_run_rows, run_latency_ms
+from ._threads import THREAD_STATUSES, conversation, fold_turns, thread_passed, thread_status, total
 from ._scores import (
     SCORE_SOURCES,
     Score,
@@ -259,6 +260,12 @@ __all__ = [
     "log_test_score",
     "pass_rate",
     "run_passed",
+    "THREAD_STATUSES",
+    "conversation",
+    "fold_turns",
+    "thread_passed",
+    "thread_status",
+    "total",
     "score_results",
     "score_row",
     "check_answer",

@@ -177,20 +177,23 @@ class Harness:
     def experiment(self, name: str, graph: Any, dataset: Any, *, repeats: int = 1, concurrency: int = 4,
                    timeout: float | None = None, config: Mapping[str, Any] | None = None, context: Any = None,
                    sync: bool = False, append: bool = False, judge: Any = None, shard: tuple[int, int] | None = None,
-                   target: str | None = None, scorers: Sequence[Any] = ()) -> Experiment:
+                   target: str | None = None, scorers: Sequence[Any] = (),
+                   thread_scorers: Sequence[Any] = ()) -> Experiment:
         """Run ``graph`` over ``dataset`` (a .jsonl/.json/.csv path, or a list of cases) as the
         experiment ``name`` and return it when every run is written and scored (see
         :mod:`harness.experiment.runner`). ``judge`` is the chat model that grades cases
         whose ``answer_check`` is ``judge``; ``scorers`` are your own: functions of
         ``(run, case)``, sync or async, returning a number, a bool, a :class:`Score` or a dict
-        of them (see :mod:`harness.experiment.scoring`); ``shard=(k, n)`` runs the cases whose
-        index is k mod n. A taken name is refused unless ``append``."""
+        of them (see :mod:`harness.experiment.scoring`); ``thread_scorers`` judge each case's
+        whole thread (its turns) at once: functions of ``(thread, case)`` (see
+        :mod:`harness.experiment.threads`); ``shard=(k, n)`` runs the cases whose index is k mod
+        n. A taken name is refused unless ``append``."""
         from .experiment.runner import run_experiment
 
         return run_experiment(
             self, graph, dataset, name=name, target=target or getattr(graph, "name", None) or type(graph).__name__,
             repeats=repeats, concurrency=concurrency, timeout=timeout, config=config, context=context, sync=sync,
-            append=append, judge=judge, shard=shard, scorers=scorers,
+            append=append, judge=judge, shard=shard, scorers=scorers, thread_scorers=thread_scorers,
         )
 
     def rescore(self, experiment: str, scorers: Sequence[Any], *, replace: bool = False,
@@ -218,6 +221,18 @@ class Harness:
         ids = select_runs(self.store, experiments=experiments, run_ids=resolve_run_ids(self.store, runs),
                           since=since)
         return reprice(self.store, ids, chosen, batch_runs=batch_runs or BATCH_RUNS)
+
+    def score_threads(self, scorers: Sequence[Any], *, threads: Sequence[str] | None = None,
+                      experiment: str | None = None, replace: bool = False, concurrency: int = 4) -> ScoringSummary:
+        """Score whole threads (conversations) with thread ``scorers``, functions of ``(thread,
+        case)`` or ``"module:function"`` (see :mod:`harness.experiment.threads`), from the store:
+        the threads named (ids or unique starts), else those of ``experiment``, else every
+        thread. Each score is kept once per thread, on its last turn; ``runs.passed`` follows. A
+        name a thread already has a score of is refused unless ``replace``."""
+        from .experiment.threads import rescore_threads
+
+        return rescore_threads(self, scorers, threads=threads, experiment=experiment, replace=replace,
+                               concurrency=concurrency)
 
     def label(self, run_id: str, name: str, value: Any, *, comment: str | None = None,
               by: str | None = None) -> dict[str, Any]:

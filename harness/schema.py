@@ -202,6 +202,21 @@ SHEETS: tuple[Sheet, ...] = (
                "expected_tools, reference_trajectory, answer_check, answer_path, threshold, tolerance, "
                "require_tools, metadata), so a run can be scored again without the dataset.",
                "the experiment runner"),
+        Column("turn", "Extra", "int", "The run's place in its thread: 1 for the first run stored with its "
+               "``thread_id``, then one more per run, in order of ``started_at`` (ties by ``run_id``); empty "
+               "without a thread_id. Numbered by the store as runs arrive, whatever order they are written in.",
+               "the store (the runs of one thread_id by started_at)"),
+        Column("interrupts", "Extra", "json", "The human-in-the-loop interrupts the run stopped at, in the order "
+               "asked: a list of ``{id, node, value}`` (and ``tool`` when a tool asked): LangGraph's interrupt id, "
+               "the graph node that called ``interrupt(...)`` (the innermost, inside a subgraph), the value it was "
+               "given (redacted; cut at 10,000 characters with the truncation marker); empty when the run did not "
+               "stop at one. A thread whose last run has interrupts is waiting.", "captured"),
+        Column("resume", "Extra", "json", "What the run resumed its thread with, when its input was "
+               "``Command(resume=...)``: the value as given (a map of interrupt id -> answer when several were "
+               "answered at once; redacted, cut at 10,000 characters); empty otherwise.", "captured"),
+        Column("resumed_from", "Extra", "text", "The run this one resumed: the run before it in its thread, when "
+               "its input was a resume and that run stopped at an interrupt; empty otherwise.",
+               "the store (the run before it in its thread)"),
         Column("cache_read_tokens", "Extra", "int", "Sum over the run's llm_calls of cache_read_tokens; empty when "
                "no call says.", "the run"),
         Column("cache_write_tokens", "Extra", "int", "Sum over the run's llm_calls of cache_write_5m_tokens + "
@@ -771,6 +786,9 @@ SCORES = Sheet("scores", "Us", "One row per judgement of a run: a built-in check
     Column("rater", "Text", "text", "Who gave a person's label (``harness label --by``): labels of one run and name "
            "by different people are kept side by side; empty for a label given without a name and for every other "
            "score.", "the scorer"),
+), extra=(
+    Column("thread_id", "Extra", "text", "The thread a thread scorer judged (its score is kept once per thread, on "
+           "the thread's last run when it was scored); empty for a score of one run.", "the scorer"),
 ))
 #: Sheets beyond the spec's fifteen, exported after them.
 EXTRA_SHEETS: tuple[Sheet, ...] = (SCORES,)

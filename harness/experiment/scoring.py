@@ -179,7 +179,18 @@ def case_of(run: Mapping[str, Any]) -> Case:
         value = ref.get(key)
         return tuple(str(v) for v in value) if isinstance(value, list) else None
 
-    return Case(id=str(run.get("case_id") or run["run_id"]), input=run.get("inputs"),
+    turns = None
+    if isinstance(ref.get("turns"), list):  # a multi-turn case's conversation
+        from .dataset import DatasetError, _turns
+
+        def fail(key: str, problem: str) -> DatasetError:
+            return DatasetError(f"runs.reference: {key}: {problem}")
+
+        try:
+            turns = _turns(ref["turns"], fail)
+        except DatasetError:
+            turns = None
+    return Case(id=str(run.get("case_id") or run["run_id"]), input=run.get("inputs"), turns=turns,
                 expected_tools=names("expected_tools"), reference_trajectory=names("reference_trajectory"),
                 reference_answer=ref.get("reference_answer"), answer_check=ref.get("answer_check"),
                 tolerance=ref.get("tolerance"), threshold=ref.get("threshold"),
@@ -274,6 +285,12 @@ def _run_scorers(pairs: list[tuple[RunSnapshot, Case]], scorers: Sequence[Scorer
         return await asyncio.gather(*(one(run, case) for run, case in pairs))
 
     return in_own_loop(main())
+
+
+def call_scorers(pairs: list[tuple[Any, Any]], scorers: Sequence[Scorer], concurrency: int) -> list[list[SourcedScore]]:
+    """Every scorer on every (subject, case) pair -- a run and its case, or a thread and its
+    case (:mod:`.threads`) -- at most ``concurrency`` at once: the one engine that calls scorers."""
+    return _run_scorers(pairs, scorers, concurrency)
 
 
 def score_runs(store: Any, run_ids: Sequence[str], scorers: Sequence[Scorer], *, concurrency: int = 4,

@@ -21,6 +21,7 @@ from opentelemetry import trace
 
 from .. import costs
 from . import rows as _rows
+from . import turns
 from .agents import Agent, attribute
 from .events import Event, assemble
 from ..secrets.redact import Redactor, host_secrets, portable, redactor
@@ -164,6 +165,12 @@ def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, l
         except Exception:  # noqa: BLE001
             record.count_error("evaluation")
     rows["runs"] = [_runs_row(record, rows, tree.agents)]
+    try:  # its place in its thread: what it stopped at, what it resumed with (turn: the store's)
+        events = record.assembled()
+        rows["runs"][0].update(interrupts=turns.interrupts(events, tree.owner, redact),
+                               resume=turns.resume(events, redact))
+    except Exception:  # noqa: BLE001
+        record.count_error("reading the run's interrupts")
     _score(record, rows)
     return rows
 
@@ -177,6 +184,8 @@ def _score(record: RunRecord, rows: dict[str, list[dict[str, Any]]]) -> None:
         checks = record.checks or {}
         scores = built_in_scores(rows, status=record.status, experiment=record.checks is not None,
                                  answer=checks.get("answer"), require_tools=bool(checks.get("require_tools")))
+        if checks.get("turns"):  # a multi-turn case's verdict on its turns (harness.experiment.turns)
+            scores.append(turns_score(checks["turns"]))
     except Exception:  # noqa: BLE001 - the run's rows stand without its scores
         record.count_error("scoring")
         return
@@ -184,6 +193,14 @@ def _score(record: RunRecord, rows: dict[str, list[dict[str, Any]]]) -> None:
         rows["scores"] = [score_row(record.run_id, scored) for scored in scores]
     passed = run_passed(record.status, [scored.result.passed for scored in scores])
     rows["runs"][0]["passed"] = None if passed is None else int(passed)
+
+
+def turns_score(verdict: Mapping[str, Any]) -> Any:
+    """A multi-turn case's ``turns`` verdict (value, passed, explanation) as its rule score."""
+    from evaluators import ScoreResult, SourcedScore
+
+    return SourcedScore(ScoreResult("turns", float(verdict["value"]), bool(verdict["passed"]),
+                                    str(verdict.get("explanation") or "")), "rule", "harness.experiment.turns")
 
 
 def score_row(run_id: str, scored: Any, created_at: str | None = None) -> dict[str, Any]:

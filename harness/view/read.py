@@ -144,7 +144,8 @@ def _view(run: dict[str, Any], events: list[dict[str, Any]], llm: list[dict[str,
     span = max(end - start for _, end in times) if times and start is not None else (run.get("total_time_ms") or 0.0)
     scores = {"passed": None if run.get("passed") is None else bool(run["passed"]),
               "list": [{k: v for k, v in row.items() if k != "run_id"} for row in listed], **_scores(run, scored)}
-    return RunView(run=run, tree=tree, scores=scores, started_ms=start, span_ms=span)
+    return RunView(run=run, tree=tree, scores=scores, started_ms=start, span_ms=span,
+                   graph_io={"input": graph["input"], "output": graph["output"]} if graph else {})
 
 
 def _executions(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

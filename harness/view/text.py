@@ -73,9 +73,10 @@ class RunsTable:
     Column widths come from the cells, measured once here: rich then lays out ten thousand
     rows without measuring each cell again."""
 
-    def __init__(self, rows: Sequence[Mapping[str, Any]], caption: str | None = None) -> None:
+    def __init__(self, rows: Sequence[Mapping[str, Any]], caption: str | None = None,
+                 columns: Sequence[_Column] | None = None) -> None:
         self.caption = caption
-        columns = [c for c in _RUN_COLUMNS if c.header != "experiment" or any(map(_experiment, rows))]
+        columns = [c for c in columns or _RUN_COLUMNS if c.header != "experiment" or any(map(c.cell, rows))]
         cells = [[Text(v) if isinstance(v, str) else v for v in (c.cell(r) for c in columns)] for r in rows]
         self.columns = {c: (_widest(c.header, cells, i), [row[i] for row in cells]) for i, c in enumerate(columns)}
 

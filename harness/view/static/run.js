@@ -77,6 +77,7 @@
     });
     var section = document.getElementById("run"), header = document.getElementById("run-head");
     section.hidden = false;
+    document.getElementById("thread").hidden = true;
     header.textContent = "";
     header.appendChild(el("h2", "", run.id));
     var facts = [run.wf, run.subj ? "subject " + run.subj : null,
@@ -90,6 +91,7 @@
       p.appendChild(el("span", "badge " + (run.pass ? "pass" : "fail"), "pass: " + passWord(run.pass)));
     }
     p.appendChild(document.createTextNode(" " + facts.join(" · ")));
+    if (run.th) { p.appendChild(document.createTextNode(" · ")); p.appendChild(threadLink(run)); }
     header.appendChild(p);
     var error = run.err ? header.appendChild(el("div", "error", run.err)) : null;
     var waterfallBox = document.getElementById("waterfall"), entryBox = document.getElementById("entry");
