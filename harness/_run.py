@@ -35,6 +35,7 @@ from .writers import Writer, make_writer, writer_kind
 if TYPE_CHECKING:
     from evaluators import Agreement
 
+    from .costs.reprice import RepriceSummary
     from .experiment.compare import Comparison
     from .experiment.runner import Experiment
     from .experiment.scoring import ScoringSummary
@@ -213,6 +214,23 @@ class Harness:
 
         return rescore(self, experiment, scorers, replace=replace, concurrency=concurrency,
                        limits=ScorerLimits(scorer_timeout, scorer_isolation))
+
+    def reprice(self, *experiments: str, runs: Sequence[str] = (), since: Any = None, prices: Any = None,
+                batch_runs: int | None = None) -> RepriceSummary:
+        """Recompute the stored costs of runs from their stored tokens with ``prices`` (a
+        prices file, or a mapping of model -> :class:`harness.costs.Price`) over the prices
+        in force (see :mod:`harness.costs.reprice`): the runs of ``experiments``, among
+        ``runs`` (ids or unique starts of them), started at or after ``since``; every run
+        when none is given. Each run's ``total_cost`` follows; each changed call keeps its old
+        cost in ``previous_total_cost``. One transaction per batch of runs."""
+        from .costs.reprice import BATCH_RUNS, prices_of, reprice, select_runs
+        from .view.read import resolve_run_ids
+
+        chosen = prices_of(prices)
+        self.flush()
+        ids = select_runs(self.store, experiments=experiments, run_ids=resolve_run_ids(self.store, runs),
+                          since=since)
+        return reprice(self.store, ids, chosen, batch_runs=batch_runs or BATCH_RUNS)
 
     def score_threads(self, scorers: Sequence[Any], *, threads: Sequence[str] | None = None,
                       experiment: str | None = None, replace: bool = False, concurrency: int = 4,

@@ -86,7 +86,7 @@ def test_the_shell_examples_run_as_shown(clean_env, capsys):
                 or "--scorer" in block):
             continue  # (the multi-agent, conversations and scorers' blocks run in their own tests)
         for line in command_lines(block):
-            if (line.startswith(("harness wrap", "harness compare")) or "--to-store" in line
+            if (line.startswith(("harness wrap", "harness compare", "harness reprice")) or "--to-store" in line
                     or "--experiment base" in line or any(option in line for option in EXTERNAL_LINES)):
                 continue  # they need the Python examples' modules or experiments: the tests around this one run them
             run_id = next(iter(Store(clean_env / "harness.db").run_ids()), "") if "RUN_ID" in line else ""
@@ -140,6 +140,34 @@ def test_the_experiment_example_runs_as_shown_and_its_gate_catches_the_regressio
         assert set(load_prices(clean_env / "prices.toml")) == {"acme-mini-2026"}
     finally:
         PRICES.pop("acme-mini-2026", None)
+
+
+def test_the_costs_example_prices_parts_and_re_prices_the_experiments_as_shown(clean_env, capsys):
+    evaluate = README.split("## Evaluate your own agent", 1)[1].split("\n## ", 1)[0]
+    (clean_env / "capitals.py").write_text(re.findall(r"```python\n(.*?)```", evaluate, flags=re.S)[0])
+    (clean_env / "cases.jsonl").write_text(re.findall(r"```json\n(.*?)```", evaluate, flags=re.S)[0])
+    section = README.split("## Costs that match the bill", 1)[1].split("\n## ", 1)[0]
+    (prices,) = re.findall(r"```toml\n(.*?)```", section, flags=re.S)
+    (clean_env / "prices.toml").write_text(prices, encoding="utf-8")
+    from harness.costs import read_prices
+
+    (price,) = read_prices(clean_env / "prices.toml").values()
+    assert (price.table, price.cached_input_per_million, price.cache_write_1h_per_million) == ("user 2026-01-31",
+                                                                                               0.15, 3.0)
+    sys.modules.pop("capitals", None)
+    try:
+        for name, attr in (("base", "graph"), ("cand", "candidate")):
+            assert run_cli(f"harness wrap capitals:{attr} --dataset cases.jsonl --experiment {name}") == 0
+    finally:
+        sys.modules.pop("capitals", None)
+    (shell,) = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
+    lines = command_lines(shell)
+    assert [line.split()[1] for line in lines] == ["reprice", "reprice"]
+    capsys.readouterr()
+    for line in lines:
+        assert run_cli(line) == 0, (line, capsys.readouterr().err)
+    out = capsys.readouterr().out
+    assert "in 12 run(s) with prices.toml" in out and "in 12 run(s);" in out
 
 
 def test_the_scorers_example_scores_rescores_and_labels_as_shown(clean_env, capsys):

@@ -7,9 +7,10 @@ Rules (the project's sheet decisions, docs/decisions.md, and the run builder):
 
 - ``total_llm_calls`` = the run's ``llm_calls`` rows;
 - ``total_tokens`` = the sum over the run's calls of prompt + completion tokens, and
-  ``total_cost`` = the sum of their costs by :func:`harness.costs.cost` (calls without tokens
-  or without a price left out; empty when none is left), both from the calls' own inputs, so
-  an edited ``llm_calls`` total is one finding, in ``llm_calls``;
+  ``total_cost`` = the sum of their costs by :func:`harness.costs.cost_of` (calls without
+  tokens or without a price left out; empty when none is left), ``cache_read_tokens``,
+  ``cache_write_tokens`` and ``reasoning_tokens`` the sums of those kinds, all from the
+  calls' own inputs, so an edited ``llm_calls`` total is one finding, in ``llm_calls``;
 - ``total_steps`` = node executions = distinct ``step_number`` values of the run's
   ``langgraph_events`` rows with ``event_kind == "node"`` (every row when a workbook has no
   ``event_kind`` column: each row made inside a node carries that node's step);
@@ -39,7 +40,8 @@ from typing import Any
 from ..tracing.verify import PROFILES, total_sheets_logged, verification_status
 from ..schema import COUNTED_SHEETS
 from ._model import Finding
-from ._recompute import Checker, status_of
+from .. import costs
+from ._recompute import CALL_SUMS, CallSums, Checker, status_of
 from ._tables import Table
 from ._values import as_int, is_empty, number_or_none, parse_list
 
@@ -56,9 +58,9 @@ class Facts:
     tools: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     cost: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     cost_unknown: set[str] = field(default_factory=set)
-    # run -> the total tokens and total cost its calls' token counts give (None: no call has
-    # one), or None when a call's counts are not whole numbers (recompute.llm_calls)
-    call_totals: dict[str, tuple[int | None, float | None] | None] = field(default_factory=dict)
+    # run -> the sums of recompute.CALL_SUMS its calls' token counts give (each None: no call
+    # has one), or None when a call's counts are not whole numbers (recompute.llm_calls)
+    call_totals: dict[str, CallSums | None] = field(default_factory=dict)
     evaluation: dict[str, float | None] = field(default_factory=dict)
     judge: dict[str, float | None] = field(default_factory=dict)
     assessment: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -80,19 +82,15 @@ class Facts:
     def count(self, table: Table) -> None:
         self.counts.setdefault(table.name, Counter()).update(table.column("run_id"))
 
-    def add_call_totals(self, by_run: dict[str, tuple[int | None, float | None] | None]) -> None:
-        """Per-run totals of a chunk of ``llm_calls`` (:func:`recompute.llm_calls`) added to
+    def add_call_totals(self, by_run: dict[str, CallSums | None]) -> None:
+        """Per-run sums of a chunk of ``llm_calls`` (:func:`recompute.llm_calls`) added to
         those of the chunks before it (None, a call without whole token counts, stays None)."""
         totals = self.call_totals
         for run, sums in by_run.items():
             if run not in totals:
                 totals[run] = sums
             elif totals[run] is not None:
-                if sums is None:
-                    totals[run] = None
-                else:
-                    (tokens, cost), (more_tokens, more_cost) = totals[run], sums
-                    totals[run] = (_plus(tokens, more_tokens), _plus(cost, more_cost))
+                totals[run] = None if sums is None else [_plus(a, b) for a, b in zip(totals[run], sums)]
 
     def from_events(self, table: Table) -> None:
         """Node steps per run, and node latencies (a node's end row carries its duration)."""
@@ -254,15 +252,21 @@ def check_runs(runs: Table, facts: Facts, tolerance: float) -> Iterator[Finding]
                         "it has a resume and that run has interrupts", "recompute")
         check.check(i, row, "total_llm_calls", llm_counts.get(run, 0),
                     "total_llm_calls = the run's rows in llm_calls", "cross-sheet")
-        totals = facts.call_totals.get(run, (None, None))
+        totals = facts.call_totals.get(run, [None] * len(CALL_SUMS))
         if totals is not None:
-            tokens, cost = totals
+            tokens, cost, cache_read, cache_write, reasoning = totals
             check.check(i, row, "total_tokens", tokens,
                         "total_tokens = the sum of prompt_tokens + completion_tokens over the run's llm_calls",
                         "cross-sheet")
-            check.check(i, row, "total_cost", round(cost, 8) if cost is not None else None,
-                        "total_cost = the sum over the run's llm_calls of harness.costs.cost(model, prompt_tokens, "
-                        "completion_tokens).total_cost (calls without a price left out)", "cross-sheet")
+            check.check(i, row, "total_cost", costs.usd(cost) if cost is not None else None,
+                        "total_cost = the sum over the run's llm_calls of harness.costs.cost_of(the call's price, its "
+                        "tokens by kind).total_cost (calls without a price left out)", "cross-sheet")
+            for column, value, parts in (("cache_read_tokens", cache_read, "cache_read_tokens"),
+                                         ("cache_write_tokens", cache_write,
+                                          "cache_write_5m_tokens + cache_write_1h_tokens"),
+                                         ("reasoning_tokens", reasoning, "reasoning_tokens")):
+                check.check(i, row, column, value, f"{column} = the sum of {parts} over the run's llm_calls",
+                            "cross-sheet")
         check.check(i, row, "total_steps", len(facts.steps.get(run, ())),
                     "total_steps = distinct step_number of the run's node events in langgraph_events",
                     "cross-sheet")

@@ -27,7 +27,7 @@ from ..schema import ALL_SHEET_NAMES, ALL_SHEETS, SHEET_NAMES, Sheet, sheet as s
 from .errors import StoreBusy, StoreError, StoreUnavailable
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .threads import link_turns
-from .values import ROW_KEY, content_key, decode, encode_rows, json_text
+from .values import ROW_KEY, content_key, decode, encode_rows, encode_value, json_text
 
 if TYPE_CHECKING:
     import pandas as pd  # imported when sheets are read: the writer process never needs it
@@ -426,6 +426,31 @@ class Store:
             if inserts:
                 self._executemany(self._insert_sql[s.name], inserts)
         return len(batch)
+
+    def update(self, sheet: str | Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
+        """Set some columns of rows already stored, each found by its ``row_key``: every
+        mapping holds the key and the columns to set (mappings may set different columns),
+        in one transaction (a savepoint of the caller's). A key the sheet does not hold
+        changes nothing; an unknown column is an error. Returns the rows changed."""
+        s = sheet if isinstance(sheet, Sheet) else sheet_named(sheet)
+        groups: dict[tuple[str, ...], list[list[Any]]] = {}
+        for row in rows:
+            names = tuple(n for n in row if n != ROW_KEY)
+            try:
+                kinds = [s.column(n).kind for n in names]
+            except KeyError as exc:
+                raise StoreError(str(exc.args[0])) from None
+            if names:
+                groups.setdefault(names, []).append(
+                    [*(encode_value(k, row[n]) for n, k in zip(names, kinds)), row[ROW_KEY]])
+        if not groups:
+            return 0
+        mark, changed = self.placeholder, 0
+        with self.transaction():
+            for names, batch in groups.items():
+                assignments = ", ".join(f'"{n}" = {mark}' for n in names)
+                changed += self._executemany(f'UPDATE "{s.name}" SET {assignments} WHERE {ROW_KEY} = {mark}', batch)
+        return changed
 
     # --- one holder at a time -----------------------------------------------------------
     @contextlib.contextmanager

@@ -73,6 +73,10 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "a score that could not be made has no pass (unknown, never a fail): scores.passed emptied "
                   "where scores.error is set, and runs.passed emptied where only such a score had failed the run",
               apply=_errors_are_unknown),
+    Migration(12, "llm_calls: cache_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, reasoning_tokens, "
+                  "audio_input_tokens, audio_output_tokens, usage_note, cost_note (a call's tokens by kind, priced "
+                  "each at its own price) and priced_at, previous_total_cost, previous_price_table (harness reprice); "
+                  "runs: cache_read_tokens, cache_write_tokens, reasoning_tokens (their sums per run)"),
 )
 
 

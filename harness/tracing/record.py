@@ -19,6 +19,7 @@ from uuid import UUID
 
 from opentelemetry import trace
 
+from .. import costs
 from . import rows as _rows
 from . import turns
 from .agents import Agent, attribute
@@ -78,8 +79,8 @@ class RunRecord:
     outer_context: tuple[int, int, int, bool] | None = None
     events: list[Event] | None = None  # the log, assembled (then the log is let go)
     attributed: dict[Event, Agent] | None = None  # each event's agent, worked out on first use
-    #: prices in force in the host that differ from the bundled table (model -> (input, output))
-    prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    #: prices in force in the host that differ from the bundled table (model -> Price.as_data())
+    prices: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     #: a dataset case's checks, scored in the host: ``answer`` (the answer check's score and
     #: what it compared, or None), ``require_tools`` and ``pending`` (the experiment's scorers
     #: still to run: (score name, scorer) pairs); None outside experiments
@@ -240,7 +241,6 @@ def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]],
     tools = list(dict.fromkeys(r["tool_name"] for r in rows.get("tool_calls", [])))
     evaluations = [r.get("overall_score") for r in rows.get("evaluations", []) if r.get("overall_score") is not None]
     tokens = [r["total_tokens"] for r in llm_rows if r.get("total_tokens") is not None]
-    run_costs = [r["total_cost"] for r in llm_rows if r.get("total_cost") is not None]
     end_ns = record.end_ns
     root = next(iter(record.spans.values()), None)
     row = {
@@ -265,7 +265,10 @@ def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]],
         "thread_id": _thread_id(record),
         "error": record.error,
         "total_tokens": sum(tokens) if tokens else None,
-        "total_cost": round(sum(run_costs), 8) if run_costs else None,
+        "total_cost": costs.sum_costs(r.get("total_cost") for r in llm_rows),
+        "cache_read_tokens": _token_sum(llm_rows, "cache_read_tokens"),
+        "cache_write_tokens": _token_sum(llm_rows, "cache_write_5m_tokens", "cache_write_1h_tokens"),
+        "reasoning_tokens": _token_sum(llm_rows, "reasoning_tokens"),
         "harness_errors": record.errors,
         "row_key": f"{record.run_id}:runs",
     }
@@ -273,6 +276,12 @@ def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]],
         row.update(trace_id=root[0], span_id=root[1])
     row.update({k: v for k, v in record.result.items() if k not in ("run_id", "row_key")})
     return row
+
+
+def _token_sum(rows: Sequence[Mapping[str, Any]], *columns: str) -> int | None:
+    """The sum of ``columns`` over the calls that report them; None when none does."""
+    known = [r[c] for r in rows for c in columns if r.get(c) is not None]
+    return sum(known) if known else None
 
 
 def _thread_id(record: RunRecord) -> Any:

@@ -28,7 +28,9 @@ _EVENT_COLUMNS = ("run_id", "event_id", "parent_event_id", "event_kind", "event_
                   "timestamp", "duration_ms", "step_number", "langgraph_step", "subgraph_depth",
                   "input_preview", "output_preview", "traceback", "agent_name", "agent_path", "handoff_to")
 _LLM_COLUMNS = ("run_id", "llm_call_id", "model", "prompt_tokens", "completion_tokens", "total_tokens",
-                "total_cost", "time_to_first_token_ms", "usage_source", "status", "error", "prompt", "response")
+                "total_cost", "time_to_first_token_ms", "usage_source", "status", "error", "prompt", "response",
+                "cache_read_tokens", "cache_write_5m_tokens", "cache_write_1h_tokens", "reasoning_tokens",
+                "price_table", "cost_note")
 _TOOL_COLUMNS = ("run_id", "tool_call_id", "tool_input", "tool_output", "status", "error", "call_depth", "handoff_to")
 #: Sheet -> the columns a run's scores come from.
 _SCORE_COLUMNS = {
@@ -225,6 +227,12 @@ def _tree(executions: dict[str, dict[str, Any]], calls: Mapping[str, dict[str, A
     return tuple(build(eid) for eid in top)
 
 
+def _written(call: dict[str, Any]) -> int | None:
+    """Tokens the call wrote to the prompt cache, both lifetimes; None when it did not say."""
+    parts = [call.get("cache_write_5m_tokens"), call.get("cache_write_1h_tokens")]
+    return None if all(p is None for p in parts) else sum(p or 0 for p in parts)
+
+
 def _details(e: dict[str, Any], call: dict[str, Any] | None) -> tuple[Any, str | None, dict[str, Any]]:
     """The entry's status, error, agent and its kind's own fields (from its llm_calls or tool_calls row)."""
     status, error = e["status"], e["error"]
@@ -239,7 +247,9 @@ def _details(e: dict[str, Any], call: dict[str, Any] | None) -> tuple[Any, str |
             **agent, "model": call.get("model"), "prompt_tokens": call.get("prompt_tokens"),
             "completion_tokens": call.get("completion_tokens"), "total_tokens": call.get("total_tokens"),
             "cost": call.get("total_cost"), "time_to_first_token_ms": call.get("time_to_first_token_ms"),
-            "usage_source": call.get("usage_source"),
+            "usage_source": call.get("usage_source"), "cache_read_tokens": call.get("cache_read_tokens"),
+            "cache_write_tokens": _written(call), "reasoning_tokens": call.get("reasoning_tokens"),
+            "price_table": call.get("price_table"), "cost_note": call.get("cost_note"),
             # the call's row has the prompt and response whole; the events only their previews
             "input": call["prompt"] if call.get("prompt") is not None else e["input"],
             "output": call["response"] if call.get("response") is not None else e["output"]}

@@ -168,13 +168,21 @@ def _where(frame: Frame) -> str:
     return f"{file}:{frame.line} in {frame.function}" + (f": {frame.source}" if frame.source else "")
 
 
+def _kinds(d: dict, *pairs: str) -> str:
+    """`` (3,000 cached, 200 written)``: the kinds of a call's tokens it reported, nonzero ones only."""
+    said = [f"{number(d[key])} {word}" for key, word in zip(pairs[::2], pairs[1::2]) if d.get(key)]
+    return f" ({', '.join(said)})" if said else ""
+
+
 def _details(entry: TreeEntry) -> Text:
     d = entry.details
     if entry.status == "error" and entry.error:
         text = Text(f"{abbreviate(d.get('input'), 50)} → ", style="dim") if entry.kind == "tool" else Text()
         return text.append(abbreviate(entry.error, 200), style="red")
     if entry.kind == "llm":
-        tokens = (f"{number(d.get('prompt_tokens'))} → {number(d.get('completion_tokens'))} tokens"
+        read = _kinds(d, "cache_read_tokens", "cached", "cache_write_tokens", "written")
+        tokens = (f"{number(d.get('prompt_tokens'))}{read} → {number(d.get('completion_tokens'))}"
+                  f"{_kinds(d, 'reasoning_tokens', 'reasoning')} tokens"
                   if d.get("prompt_tokens") is not None else "tokens unknown")
         parts = [d.get("model") or "", tokens, money(d.get("cost"))]
         if d.get("time_to_first_token_ms") is not None:
