@@ -29,12 +29,13 @@ from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequenc
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluators import SIGN_FLIP_DRAWS, holm, mean_of_repeats, needed_cases, paired_test, verdict
+from evaluators import SIGN_FLIP_DRAWS, fold_turns, holm, mean_of_repeats, needed_cases, paired_test, verdict
 
 from .runner import ExperimentError
 
 _CHUNK = 500  # run ids per query
-_RUN_COLUMNS = ["run_id", "case_id", "passed", "status", "total_time_ms", "total_tokens", "total_cost"]
+_RUN_COLUMNS = ["run_id", "case_id", "passed", "status", "total_time_ms", "total_tokens", "total_cost",
+                "repeat_index", "turn", "started_at"]
 DEFAULT_GATE = ("pass_rate",)
 UNIT_MARGIN = 0.05  # rates and scores in [0, 1]
 RELATIVE_MARGIN = 0.10  # latency, tokens and cost: a share of A's mean
@@ -59,7 +60,11 @@ class ExperimentRuns:
 
     def __init__(self, store: Any, name: str) -> None:
         self.name = name
-        self.runs = list(store.rows("runs", columns=_RUN_COLUMNS, where={"experiment": name}))
+        # A multi-turn case's turns are one unit (its last turn, latency, tokens and cost summed):
+        # see evaluators.fold_turns; ``members`` maps each unit to its runs.
+        folded = fold_turns(list(store.rows("runs", columns=_RUN_COLUMNS, where={"experiment": name})))
+        self.runs = [unit for unit, _ in folded]
+        self.members = {unit["run_id"]: ids for unit, ids in folded if len(ids) > 1}
         if not self.runs:
             known = sorted({r["experiment"] for r in store.rows("runs", columns=["experiment"])} - {None})
             raise UnknownExperiment(f"no experiment {name!r} in the store"
@@ -69,11 +74,24 @@ class ExperimentRuns:
         self._read: dict[tuple[str, str], dict[str, Any]] = {}
         self.sources: dict[str, str] = {}  # score name -> its source (rule, llm, code, human)
 
+    def _ids(self) -> list[str]:
+        return [run_id for r in self.runs for run_id in self.members.get(r["run_id"], (r["run_id"],))]
+
+    def _folded(self, by_run: dict[str, Any]) -> dict[str, Any]:
+        """Run id -> value, with a multi-turn unit's value the mean of its turns' that have one."""
+        for unit, ids in self.members.items():
+            values = [float(by_run[i]) for i in ids if by_run.get(i) is not None]
+            for i in ids:
+                by_run.pop(i, None)
+            if values:
+                by_run[unit] = math.fsum(values) / len(values)
+        return by_run
+
     def scores(self) -> dict[str, dict[str, Any]]:
         """Score name -> run id -> its value (its pass, 1 or 0, for a score without a value),
         for every score of the experiment's runs (the scores sheet), read once."""
         if ("scores", "*") not in self._read:
-            ids = [r["run_id"] for r in self.runs]
+            ids = self._ids()
             by_name: dict[str, dict[str, Any]] = defaultdict(dict)
             raters: dict[tuple[str, str], list[float]] = defaultdict(list)  # labels of one run by several people
             for start in range(0, len(ids), _CHUNK):
@@ -87,7 +105,7 @@ class ExperimentRuns:
             for (name, run_id), values in raters.items():  # one value a run: the people's mean
                 if len(values) > 1:
                     by_name[name][run_id] = math.fsum(values) / len(values)
-            self._read["scores", "*"] = dict(by_name)
+            self._read["scores", "*"] = {name: self._folded(by_run) for name, by_run in by_name.items()}
         return self._read["scores", "*"]
 
     def column(self, sheet: str, column: str) -> dict[str, Any]:
@@ -95,10 +113,10 @@ class ExperimentRuns:
         if sheet == "runs":
             return {r["run_id"]: r[column] for r in self.runs}
         if (sheet, column) not in self._read:
-            ids = [r["run_id"] for r in self.runs]
-            self._read[sheet, column] = {
+            ids = self._ids()
+            self._read[sheet, column] = self._folded({
                 row["run_id"]: row[column] for start in range(0, len(ids), _CHUNK)
-                for row in self._store.rows(sheet, ids[start:start + _CHUNK], columns=["run_id", column])}
+                for row in self._store.rows(sheet, ids[start:start + _CHUNK], columns=["run_id", column])})
         return self._read[sheet, column]
 
 
@@ -359,6 +377,8 @@ def compare_experiments(store: Any, a: str, b: str, *, alpha: float = 0.05, metr
         del values["total_cost"]
         warnings.append(f"total_cost is total_tokens times one price (${price * 1e6:.6g} per million tokens) in "
                         "every paired run: it is not tested apart from total_tokens")
+    if "total_cost" in values and (priced := _price_table_warning(ra, rb, paired_set)):
+        warnings.append(priced)
     warnings.extend(_value_warnings(values, a, b, known))
 
     tested = []
@@ -438,6 +458,24 @@ def _one_price(ra: ExperimentRuns, rb: ExperimentRuns, paired: set[str]) -> floa
         return None
     first = ratios[0]
     return first if all(math.isclose(x, first, rel_tol=1e-9, abs_tol=0.0) for x in ratios) else None
+
+
+def _price_table_warning(ra: ExperimentRuns, rb: ExperimentRuns, paired: set[str]) -> str | None:
+    """A warning when the paired runs' costs come from different price tables
+    (``llm_calls.price_table``): their difference is then partly one of prices."""
+    tables = []
+    for runs in (ra, rb):
+        ids = [r["run_id"] for r in runs.runs if r["case_id"] in paired]
+        found: set[str] = set()
+        for start in range(0, len(ids), _CHUNK):
+            found.update(row["price_table"] for row in runs._store.rows(
+                "llm_calls", ids[start:start + _CHUNK], columns=["price_table"]) if row["price_table"])
+        tables.append(found)
+    if not all(tables) or tables[0] == tables[1]:
+        return None
+    return (f"the costs were priced with different price tables ({ra.name}: {', '.join(sorted(tables[0]))}; "
+            f"{rb.name}: {', '.join(sorted(tables[1]))}): total_cost compares prices as well as runs (give both the "
+            f"same prices: harness reprice {ra.name} {rb.name} --prices FILE)")
 
 
 def _pairing_warnings(store: Any, ra: ExperimentRuns, rb: ExperimentRuns, cases_a: Mapping[str, int],

@@ -6,10 +6,11 @@ the embedded default, PostgreSQL (:mod:`.postgres`) the store many hosts share. 
 written when it can.
 """
 
-from .base import DEFAULT_STORE, MIN_PREFIX, Store, store_url
-from .errors import RunIdError, StoreError, StoreUnavailable
+from .base import DEFAULT_STORE, Store, store_url
+from .errors import MIN_PREFIX, RunIdError, StoreBusy, StoreError, StoreUnavailable, ThreadIdError
 from .values import ROW_KEY, content_key, json_text
 from .spool import Spool
+from .threads import ThreadRun, resolve_thread_id, run_ids_of_thread, thread_ids_starting, thread_runs
 from .sqlite import SQLiteStore, resolve_store_path
 from .postgres import PostgresStore  # noqa: E402 - registered after SQLite: asked first
 
@@ -22,10 +23,17 @@ __all__ = [
     "SQLiteStore",
     "Spool",
     "Store",
+    "StoreBusy",
     "StoreError",
     "StoreUnavailable",
+    "ThreadIdError",
+    "ThreadRun",
     "content_key",
     "json_text",
     "resolve_store_path",
+    "resolve_thread_id",
+    "run_ids_of_thread",
     "store_url",
+    "thread_ids_starting",
+    "thread_runs",
 ]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -90,26 +89,6 @@ def abbreviate(text: Any, limit: int = 60) -> str:
         text = json.dumps(text, ensure_ascii=False, separators=(",", ":"), default=str)
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-#: A run's pass as people read it (``runs.passed`` and its scores: see :func:`pass_state`).
-PASS_WORDS = {"pass": "yes", "fail": "no", "unknown": "?", "none": MISSING}
-#: ... and what each says.
-PASS_SENTENCES = {"pass": "every score that gates the run holds", "fail": "a score that gates the run does not hold",
-                  "unknown": "a score that could gate the run errored or has not been decided: its pass is unknown",
-                  "none": "no score gates the run"}
-
-
-def pass_state(passed: Any, scores: Iterable[Mapping[str, Any]] = ()) -> str:
-    """A run's pass in one word: ``pass`` or ``fail`` as ``runs.passed`` says; when it is
-    empty, ``unknown`` if a score that could gate the run errored or failed (its pass is not
-    decided: a gate that errored, or one still to run), else ``none`` (no score gates it)."""
-    if passed is not None and passed == passed:
-        return "pass" if passed else "fail"
-    for s in scores:
-        if s.get("error") or s.get("passed") == 0:
-            return "unknown"
-    return "none"
 
 
 def score_glance(name: str, value: Any, passed: Any, error: Any) -> str:

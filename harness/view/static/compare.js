@@ -185,7 +185,7 @@
       var index = c.runs[k], run = RUNS[index], token = drawn += 1;
       facts.textContent = "";
       facts.appendChild(el("span", "badge " + run.st, run.st));
-      facts.appendChild(document.createTextNode(" pass " + passWord(run.pass, run.pu) + " · took " + ms(run.ms) + " · " +
+      facts.appendChild(document.createTextNode(" pass " + passWord(run.pass) + " · took " + ms(run.ms) + " · " +
         num(run.tok, 6) + " tokens · "));
       var link = el("a", "run-link", run.id);
       link.href = "#run=" + encodeURIComponent(run.id);

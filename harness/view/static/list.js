@@ -7,17 +7,18 @@
     {key: "wf", label: "workflow", w: ["minmax(90px,1fr)", "minmax(60px,1fr)"], optional: true},
     {key: "subj", label: "subject", w: ["minmax(90px,1.2fr)", "minmax(60px,1fr)"], optional: true},
     {key: "st", label: "status", w: ["90px", "76px"]},
-    {key: "pass", label: "pass", show: function (v, r) { return passWord(v, r.pu); }, w: ["52px", "46px"],
-      optional: true},
+    {key: "pass", label: "pass", show: passWord, w: ["52px", "46px"], optional: true},
     {key: "ms", label: "time", num: true, show: ms, w: ["80px", "64px"]},
     {key: "tok", label: "tokens", num: true, show: function (v) { return num(v, 6); }, w: ["75px", "60px"]},
     {key: "cost", label: "cost", num: true, show: money, w: ["105px", "88px"]},
     {key: "eval", label: "eval", num: true, show: score, w: ["55px", "44px"], optional: true},
     {key: "exp", label: "experiment", show: function (v, r) { return v ? v + (r.case ? " / " + r.case : "") : ""; },
-      w: ["minmax(90px,1fr)", "minmax(72px,1fr)"], optional: true}
+      w: ["minmax(90px,1fr)", "minmax(72px,1fr)"], optional: true},
+    {key: "th", label: "thread", show: function (v, r) { return v ? v + " · turn " + (r.turn || "?") : ""; },
+      w: ["minmax(110px,1fr)", "minmax(80px,1fr)"], optional: true}
   ].filter(function (c) {
     return !c.optional || RUNS.some(function (r) {
-      return (r[c.key] !== null && r[c.key] !== undefined && r[c.key] !== "") || (c.key === "pass" && r.pu);
+      return r[c.key] !== null && r[c.key] !== undefined && r[c.key] !== "";
     });
   });
   var state = {order: [], sortKey: null, sortDir: 1, selected: -1};
@@ -34,7 +35,7 @@
     return String(c.show ? c.show(r[c.key], r) : (r[c.key] === null || r[c.key] === undefined ? "" : r[c.key]));
   }
   var haystack = RUNS.map(function (r) {
-    return COLUMNS.map(function (c) { return cellText(c, r); }).concat([r.model || "", r.err || ""])
+    return COLUMNS.map(function (c) { return cellText(c, r); }).concat([r.model || "", r.err || "", r.th || ""])
       .join("\u0001").toLowerCase();
   });
 
@@ -106,10 +107,11 @@
     COLUMNS.forEach(function (c) {
       var text = cellText(c, r);
       var bad = (c.key === "st" && r.st === "failed") || (c.key === "pass" && r.pass === 0);
-      var unsure = c.key === "pass" && r.pu;
+      var unsure = c.key === "pass" && r.pass === "?";
       var cell = el("span", (c.cls || "") + (c.num ? " num" : "") + (bad ? " failed" : "") + (unsure ? " unsure" : ""), text);
       cell.setAttribute("role", "gridcell");
       cell.title = String(text);
+      if (c.key === "th" && r.th) { cell.dataset.thread = r.th; cell.classList.add("link"); cell.title = "open the thread " + r.th; }
       row.appendChild(cell);
     });
     return row;
@@ -119,6 +121,8 @@
     if (!pending) { pending = true; requestAnimationFrame(function () { pending = false; draw(false); }); }
   });
   spacer.addEventListener("click", function (event) {
+    var thread = event.target.closest("[data-thread]");
+    if (thread) { openThread(thread.dataset.thread); return; }
     var row = event.target.closest(".row");
     if (row) { openRun(Number(row.dataset.index), undefined, true); }
   });

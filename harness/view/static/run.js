@@ -1,11 +1,11 @@
   /* ---- scores ------------------------------------------------------------------------ */
-  /* What a run's pass says, by its word (harness.view.formats.PASS_SENTENCES). */
-  var PASS_SENTENCES = DATA.passes;
-  var PASS_BADGES = {yes: "pass", no: "fail", "?": "warning", "—": "ungated"};
+  var PASS_SENTENCES = {yes: "every score that gates the run holds", no: "a score that gates the run does not hold",
+    "?": "unknown: a score that could gate the run could not be made (see its error)", "—": "no score gates the run"};
   /* Every score of the run (its scores sheet: checks, judges, scorers, labels), led by its pass. */
   function drawScoreList(box, scores) {
-    var word = passWord(scores.passed, scores.unknown), lead = el("p", "pass-line");
-    lead.appendChild(el("span", "badge " + PASS_BADGES[word], "pass: " + word));
+    var word = scores.pass_unknown ? "?" : passWord(scores.passed), lead = el("p", "pass-line");
+    lead.appendChild(el("span", "badge " + (word === "yes" ? "pass" : word === "no" ? "fail" : word === "?" ? "error" : "ungated"),
+      "pass: " + word));
     lead.appendChild(document.createTextNode(" " + PASS_SENTENCES[word]));
     box.appendChild(lead);
     var table = el("table", "summary score-list"), head = el("tr"), body = el("tbody");
@@ -89,6 +89,7 @@
     });
     var section = document.getElementById("run"), header = document.getElementById("run-head");
     section.hidden = false;
+    document.getElementById("thread").hidden = true;
     header.textContent = "";
     header.appendChild(el("h2", "", run.id));
     var facts = [run.wf, run.subj ? "subject " + run.subj : null,
@@ -97,11 +98,12 @@
       run.exp ? "experiment " + run.exp + (run.case ? " / case " + run.case : "") : null].filter(Boolean);
     var p = el("p", "facts-line");
     p.appendChild(el("span", "badge " + run.st, run.st));
-    if ((run.pass !== null && run.pass !== undefined) || run.pu) {
+    if (run.pass !== null && run.pass !== undefined) {
       p.appendChild(document.createTextNode(" "));
-      p.appendChild(el("span", "badge " + PASS_BADGES[passWord(run.pass, run.pu)], "pass: " + passWord(run.pass, run.pu)));
+      p.appendChild(el("span", "badge " + (run.pass === "?" ? "error" : run.pass ? "pass" : "fail"), "pass: " + passWord(run.pass)));
     }
     p.appendChild(document.createTextNode(" " + facts.join(" · ")));
+    if (run.th) { p.appendChild(document.createTextNode(" · ")); p.appendChild(threadLink(run)); }
     header.appendChild(p);
     var error = run.err ? header.appendChild(el("div", "error", run.err)) : null;
     var waterfallBox = document.getElementById("waterfall"), entryBox = document.getElementById("entry");
