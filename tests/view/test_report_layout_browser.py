@@ -157,11 +157,14 @@ def said_paris(run, case):
     return "Paris" in str(run.outputs)
 
 
+def broken_scorer(run, case):
+    raise KeyError("no answer field")
+
+
 def test_a_runs_pass_cell_follows_the_one_definition(opened, tmp_path):
     """Outside experiments: a failed run a scorer failed says no; a run whose only gate could
-    not be decided (a judge that errored: no pass, an error) has an unknown pass (?); a run
-    no score gates has none (—)."""
-    from evaluators import run_passed
+    not be made (a scorer that raised) has an unknown pass (?), in the list and in its panel;
+    a run no score gates has none (—)."""
     h = Harness(tmp_path / "pass.db", writer="inline")
     ids = {}
     for key in ("failed", "unknown", "none"):
@@ -175,9 +178,7 @@ def test_a_runs_pass_cell_follows_the_one_definition(opened, tmp_path):
             pass
         ids[key] = run.run_id
     h.rescore(runs=[ids["failed"]], scorers=[said_paris])
-    h.store.write_scores([{"run_id": ids["unknown"], "name": "judge", "value": None, "passed": None, "source": "llm",
-                           "scorer": "evaluators.LLMJudge", "error": "the judge timed out",
-                           "row_key": f"{ids['unknown']}:score:judge"}], passed=run_passed)
+    h.rescore(runs=[ids["unknown"]], scorers=[broken_scorer])
     h.close()
     report = write_report(Store(tmp_path / "pass.db"), tmp_path / "pass.html").path
     page = opened.open(report)
@@ -187,4 +188,4 @@ def test_a_runs_pass_cell_follows_the_one_definition(opened, tmp_path):
         assert cell.text_content() == word, key
     page.goto(report.as_uri() + f"#run={ids['unknown']}")
     page.wait_for_selector("#scores .pass-line")
-    assert page.text_content("#scores .pass-line").startswith("pass: ? a score that could gate the run errored")
+    assert page.text_content("#scores .pass-line").startswith("pass: ? unknown: a score that could gate the run")
