@@ -1,6 +1,6 @@
-"""Lengths of time and moments as people type them: ``30s``, ``15m``, ``1h``, ``7d``, ``2w``;
-``--since`` as such an age back from now or an ISO 8601 date or time (UTC unless it names its
-zone)."""
+"""Lengths of time as people type them (``30s``, ``15m``, ``1h``, ``7d``, ``2w``), and
+``--since`` as an age back from now or an ISO 8601 date or time (UTC unless it names its zone),
+read as ``harness rescore --since`` reads it."""
 
 from __future__ import annotations
 
@@ -28,19 +28,18 @@ def seconds_of(text: str | float | int, option: str = "--per") -> float:
 
 def since_iso(text: str | None, *, now: dt.datetime | None = None, option: str = "--since") -> str | None:
     """``--since`` as the ISO 8601 UTC text runs' ``started_at`` is compared with: an age back
-    from now (``30m``, ``12h``, ``7d``) or an ISO date or time; ValueError otherwise."""
+    from now (``30m``, ``12h``, ``7d``) or an ISO date or time, read as ``harness rescore
+    --since`` reads it (:func:`harness.experiment.selection.parse_since`); ValueError otherwise."""
+    from ..experiment.errors import ExperimentError
+    from ..experiment.selection import parse_since
+
     if text is None:
         return None
-    if _LENGTH.match(text):
-        moment = (now or dt.datetime.now(dt.timezone.utc)) - dt.timedelta(seconds=seconds_of(text, option))
-    else:
-        try:
-            moment = dt.datetime.fromisoformat(text.strip())
-        except ValueError:
-            raise ValueError(f"{option} is an ISO date or time (2026-05-01, 2026-05-01T09:30) or an age (30m, 12h, "
-                             f"7d), not {text!r}") from None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=dt.timezone.utc)
+    try:
+        moment = parse_since(text, now=now)
+    except ExperimentError as exc:
+        raise ValueError(str(exc).replace("--since", option)) from None
+    assert moment is not None
     return moment.astimezone(dt.timezone.utc).isoformat(timespec="microseconds")
 
 

@@ -73,7 +73,15 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "a score that could not be made has no pass (unknown, never a fail): scores.passed emptied "
                   "where scores.error is set, and runs.passed emptied where only such a score had failed the run",
               apply=_errors_are_unknown),
-    Migration(12, "online scoring: the score_claims, score_workers, score_spend and score_holds tables (who scores "
+    Migration(12, "llm_calls: cache_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, reasoning_tokens, "
+                  "audio_input_tokens, audio_output_tokens, usage_note, cost_note (a call's tokens by kind, priced "
+                  "each at its own price) and priced_at, previous_total_cost, previous_price_table (harness reprice); "
+                  "runs: cache_read_tokens, cache_write_tokens, reasoning_tokens (their sums per run)"),
+    Migration(13, "scores.experiment and scores.case_id: a score's experiment and case beside it, so the scores "
+                 "sheet reads alone (filled in from runs)", lambda store: store._execute(
+                     'UPDATE "scores" SET experiment = (SELECT r.experiment FROM "runs" r WHERE r.run_id = '
+                     '"scores".run_id), case_id = (SELECT r.case_id FROM "runs" r WHERE r.run_id = "scores".run_id)')),
+    Migration(14, "online scoring: the score_claims, score_workers, score_spend and score_holds tables (who scores "
                   "which run with which scorer version, the workers and their counts, what scorers' model calls "
                   "cost per budget window); scores.scorer_version"),
 )

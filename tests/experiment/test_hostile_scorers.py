@@ -28,10 +28,11 @@ ROOT = Path(__file__).resolve().parents[2]
 #: The children's address space: far above what scoring needs, far below what the hostile
 #: scorers would take unbounded (4.8 GB in the redactor for a 100 MB explanation).
 MEMORY_CAP = 3 * 1024 ** 3
-#: Runs the CLI and reports its own peak RSS (kB) on stderr as it exits.
-RUNNER = ("import atexit, resource, sys\n"
-          "atexit.register(lambda: print('peak_rss_kb', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,"
-          " file=sys.stderr))\n"
+#: Runs the CLI and reports its own peak RSS (kB) on stderr as it exits: VmHWM, the process's
+#: own high-water mark (ru_maxrss would carry the test worker's peak across fork and exec).
+RUNNER = ("import atexit, sys\n"
+          "atexit.register(lambda: print('peak_rss_kb', next(l.split()[1] for l in open('/proc/self/status')"
+          " if l.startswith('VmHWM:')), file=sys.stderr))\n"
           "from harness.cli import main\nmain(sys.argv[1:])\n")
 
 
