@@ -25,12 +25,16 @@ SCORE_SOURCES: tuple[str, ...] = ("rule", "llm", "code", "human")
 class Score:
     """What a scorer returns: ``value`` (a finite number, or None), ``passed`` (True/False, or
     None for a score that does not gate the run), an ``explanation`` for people and, when the
-    scorer names several scores or wants another name than its own, ``name``."""
+    scorer names several scores or wants another name than its own, ``name``.
+    ``higher_is_better=False`` says that a lower value is better (a count of model calls, a
+    cost), so a comparison reads a fall as an improvement; None leaves it to the scorer's
+    ``higher_is_better`` attribute, else higher."""
 
     value: float | None = None
     passed: bool | None = None
     explanation: str = ""
     name: str | None = None
+    higher_is_better: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +47,7 @@ class ScoreResult:
     passed: bool | None
     explanation: str = ""
     error: str | None = None
+    higher_is_better: bool | None = None  # which way the score is better, when its scorer said
 
 
 def _problem(result: Any) -> str:
@@ -65,7 +70,9 @@ def _one(name: str, result: Any) -> ScoreResult:
         if value is not None and not math.isfinite(float(value)):
             return ScoreResult(name, None, False, str(result.explanation or ""),
                                f"Score.value is {float(value)!r}, not a finite number")
-        return ScoreResult(name, None if value is None else float(value), passed, str(result.explanation or ""))
+        direction = result.higher_is_better if isinstance(result.higher_is_better, bool) else None
+        return ScoreResult(name, None if value is None else float(value), passed, str(result.explanation or ""),
+                           higher_is_better=direction)
     if isinstance(result, Real):
         if not math.isfinite(float(result)):
             return ScoreResult(name, None, False, "", f"the scorer returned {float(result)!r}, not a finite number")
@@ -250,4 +257,4 @@ def score_row(scored: SourcedScore) -> dict[str, Any]:
     r = scored.result
     return {"name": r.name, "value": r.value, "passed": None if r.passed is None else int(r.passed),
             "explanation": r.explanation or None, "source": scored.source, "scorer": scored.scorer,
-            "error": r.error}
+            "error": r.error, "higher_is_better": None if r.higher_is_better is None else int(r.higher_is_better)}
