@@ -41,15 +41,15 @@ def exact(value: Real) -> Fraction:
     """A value as a rational: integers and fractions as they are, a float as the decimal
     its 12 significant digits write, or the nearby fraction of a small denominator (module
     doc). ValueError for a value that is not a finite number."""
-    if isinstance(value, bool):
-        return Fraction(int(value))
+    if isinstance(value, Fraction):
+        return value
     if isinstance(value, Rational):
-        return Fraction(value)
+        return Fraction(int(value)) if isinstance(value, bool) else Fraction(value)
     x = float(value)
     if not math.isfinite(x):
         raise ValueError("values must be finite numbers")
-    if x == 0:
-        return Fraction(0)
+    if x.is_integer() and abs(x) < 1e12:
+        return Fraction(int(x))
     written = Fraction(Decimal(f"{x:.{DIGITS - 1}e}"))
     near = written.limit_denominator(SNAP_DENOMINATOR)
     unit = Fraction(10) ** (math.floor(math.log10(abs(x))) - DIGITS + 1)
@@ -59,7 +59,16 @@ def exact(value: Real) -> Fraction:
 def exact_mean(values: Iterable[Real]) -> Fraction | None:
     """The mean of a case's repeats as a fraction (None for none)."""
     got = [exact(v) for v in values]
-    return sum(got, Fraction(0)) / len(got) if got else None
+    return exact_sum(got) / len(got) if got else None
+
+
+def exact_sum(values: Sequence[Fraction]) -> Fraction:
+    """The sum of fractions over their common denominator: one fraction made at the end
+    (adding fractions one by one reduces every partial sum, which is slow for many)."""
+    if not values:
+        return Fraction(0)
+    common = math.lcm(*(x.denominator for x in values))
+    return Fraction(sum(x.numerator * (common // x.denominator) for x in values), common)
 
 
 def on_grid(deltas: Sequence[Real]) -> tuple[np.ndarray, Fraction]:

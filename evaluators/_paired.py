@@ -71,7 +71,7 @@ from numbers import Real
 from typing import TYPE_CHECKING, Any, Literal
 
 from ._bounds import asymptotic_sequence, betting_delta, student_t
-from ._exact import exact, on_grid
+from ._exact import exact, exact_sum, on_grid
 
 if TYPE_CHECKING:
     import numpy as np
@@ -145,7 +145,7 @@ def paired_test(a: Sequence[Real], b: Sequence[Real], *, outcome: bool = False, 
         return PairedTest(0, None, None, None, None, None, level, 1.0, 1.0, None, None)
     deltas = [y - x for x, y in zip(xa, xb)]
     floats = [float(d) for d in deltas]
-    delta = float(sum(deltas, Fraction(0)) / n)
+    delta = float(exact_sum(deltas) / n)
     test: Test
     method: EquivalenceMethod
     if sequential:
@@ -177,7 +177,7 @@ def paired_test(a: Sequence[Real], b: Sequence[Real], *, outcome: bool = False, 
     if bounded:
         low, high = max(low, -1.0), min(high, 1.0)
         eq_low, eq_high = max(eq_low, -1.0), min(eq_high, 1.0)
-    return PairedTest(n=n, a=float(sum(xa, Fraction(0)) / n), b=float(sum(xb, Fraction(0)) / n), delta=delta,
+    return PairedTest(n=n, a=float(exact_sum(xa) / n), b=float(exact_sum(xb) / n), delta=delta,
                       ci_low=low, ci_high=high, ci_level=level, p_down=p_down, p_up=p_up, test=test,
                       effect_size=delta if bounded else _standardised(floats), eq_low=eq_low, eq_high=eq_high,
                       eq_method=method)

@@ -31,10 +31,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from fractions import Fraction
 from numbers import Real
 
-from ._exact import exact
+from ._exact import exact, exact_sum
 
 POWER = 0.8
 _EXACT_SEARCH_MAX = 200_000  # cases searched with the exact binomial power; the normal figure above
@@ -52,7 +51,7 @@ def needed_cases(a: Sequence[Real], b: Sequence[Real], *, alpha: float, outcome:
         return None
     xa, xb = [exact(v) for v in a], [exact(v) for v in b]
     deltas = [y - x for x, y in zip(xa, xb)]
-    effect = abs(float(sum(deltas, Fraction(0)) / n))
+    effect = abs(float(exact_sum(deltas) / n))
     planned_margin = margin is not None and effect < margin
     if planned_margin:
         effect = float(margin)  # type: ignore[arg-type]

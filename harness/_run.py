@@ -33,7 +33,7 @@ from .tracing.verify import PROFILES
 from .writers import Writer, make_writer, writer_kind
 
 if TYPE_CHECKING:
-    from .experiment.compare import Comparison
+    from .experiment.compare import Comparison, Comparisons
     from .experiment.runner import Experiment
     from .experiment.scoring import ScoringSummary
     import pandas as pd
@@ -217,16 +217,25 @@ class Harness:
         self.flush()
         return experiment_table(self.store)
 
-    def compare(self, a: str, b: str, *, alpha: float = 0.05, metrics: Sequence[str] | None = None,
-                gate: Sequence[str] | None = None, margin: Any = None) -> Comparison:
+    def compare(self, a: str, b: str, *more: str, alpha: float = 0.05, metrics: Sequence[str] | None = None,
+                gate: Sequence[str] | None = None, margin: Any = None, lower_is_better: Sequence[str] = (),
+                higher_is_better: Sequence[str] = (), strict: bool = False,
+                sequential: bool = False) -> Comparison | Comparisons:
         """Experiment ``b`` against ``a``, paired by case (see :mod:`harness.experiment.compare`):
-        ``.regressed`` is the CI gate (``assert not h.compare("main", "candidate").regressed``);
-        ``gate`` names the gated metrics (default ``pass_rate``), ``margin`` the smallest change
-        that matters (``0.03``, ``"5%"``, ``{"latency_ms": 200}``)."""
-        from .experiment.compare import compare_experiments
+        ``.regressed`` is the CI gate (``assert not h.compare("main", "candidate").regressed``),
+        failed too by a gated metric that lost more than 10% of its cases to missing data
+        (any, with ``strict``); ``gate`` names the gated metrics (default ``pass_rate``),
+        ``margin`` the smallest change that matters (``0.03``, ``"5%"``, ``{"latency_ms": 200}``),
+        ``lower_is_better`` the scores for which lower is better; ``sequential`` keeps the
+        verdicts valid when compared again as runs arrive. Several candidates
+        (``h.compare("main", "cand1", "cand2")``) give a :class:`Comparisons`, one Holm family."""
+        from .experiment.compare import compare_candidates
 
         self.flush()
-        return compare_experiments(self.store, a, b, alpha=alpha, metrics=metrics, gate=gate, margin=margin)
+        result = compare_candidates(self.store, a, [b, *more], alpha=alpha, metrics=metrics, gate=gate, margin=margin,
+                                    lower_is_better=lower_is_better, higher_is_better=higher_is_better,
+                                    strict=strict, sequential=sequential)
+        return result if more else result.comparisons[0]
 
     def sheets(self, run_ids: Sequence[str] | None = None, *, sheets: Iterable[str] | None = None,
                columns: Mapping[str, Sequence[str]] | Sequence[str] | None = None,

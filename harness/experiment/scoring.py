@@ -13,6 +13,7 @@ a time (memory stays flat however many runs there are); their scores and the run
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib
 import inspect
 import sys
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluators import (
+    ScoreResult,
     SourcedScore,
     failed_score,
     observed_trajectory,
@@ -111,6 +113,7 @@ class Scorer:
     fn: Callable[[RunSnapshot, Case], Any]
     name: str
     spec: str
+    higher_is_better: bool | None = None  # the function's ``higher_is_better`` attribute
 
     @classmethod
     def of(cls, fn: Any) -> Scorer:
@@ -121,7 +124,14 @@ class Scorer:
         name = getattr(fn, "score_name", None) or getattr(fn, "__name__", None) or type(fn).__name__
         module = getattr(fn, "__module__", None) or "?"
         qualified = getattr(fn, "__qualname__", None) or name
-        return cls(fn, str(name), f"{module}:{qualified}")
+        direction = getattr(fn, "higher_is_better", None)
+        return cls(fn, str(name), f"{module}:{qualified}", direction if isinstance(direction, bool) else None)
+
+    def directed(self, result: ScoreResult) -> ScoreResult:
+        """``result`` with the scorer's direction where the score did not say its own."""
+        if self.higher_is_better is None or result.higher_is_better is not None:
+            return result
+        return dataclasses.replace(result, higher_is_better=self.higher_is_better)
 
 
 def load_scorer(spec: str) -> Scorer:
@@ -145,7 +155,7 @@ def load_scorer(spec: str) -> Scorer:
         if value is None:
             raise ExperimentError(f"--scorer {spec}: {module_name!r} has no {attr!r}")
     scorer = Scorer.of(value)
-    return Scorer(scorer.fn, scorer.name, spec)
+    return Scorer(scorer.fn, scorer.name, spec, scorer.higher_is_better)
 
 
 def scorers_of(given: Iterable[Any] | None) -> list[Scorer]:
@@ -246,7 +256,7 @@ async def _call(scorer: Scorer, run: RunSnapshot, case: Case) -> list[SourcedSco
         results = score_results(scorer.name, result)
     except Exception as exc:  # noqa: BLE001 - a failing scorer is a score with its error
         results = [failed_score(scorer.name, exc)]
-    return [SourcedScore(r, "code", scorer.spec) for r in results]
+    return [SourcedScore(scorer.directed(r), "code", scorer.spec) for r in results]
 
 
 def _run_scorers(pairs: list[tuple[RunSnapshot, Case]], scorers: Sequence[Scorer],
