@@ -43,6 +43,7 @@ precision; ``--sections 1 4`` runs some.
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import random
 import sys
@@ -116,16 +117,17 @@ def rows(name: str, side: str, truth: Truth, cases: range, world: World) -> tupl
 
 
 class Pairs:
-    """Simulated pairs ``s{i}-a`` / ``s{i}-b`` written to stores of :data:`BATCH` pairs."""
+    """Simulated pairs ``s{i}-a`` / ``s{i}-b`` written to stores of :data:`BATCH` pairs, each
+    store a new file."""
+
+    files = itertools.count()
 
     def __init__(self, folder: Path, label: str, rng: random.Random) -> None:
         self.folder, self.label, self.rng = folder, label, rng
-        self.made = 0
 
     def batches(self, sims: int) -> Iterator[tuple[Store, list[World]]]:
         for start in range(0, sims, BATCH):
-            self.made += 1
-            store = Store(self.folder / f"{self.label}-{self.made}.db")
+            store = Store(self.folder / f"{self.label}-{next(Pairs.files)}.db")
             worlds = [World(self.rng.getrandbits(64)) for _ in range(min(BATCH, sims - start))]
             try:
                 yield store, worlds

@@ -376,3 +376,16 @@ def test_pairs_compared_with_the_experiments_already_read_say_what_each_alone_sa
     kept = {name: id(runs) for name, runs in read.items()}
     compare_experiments(h.store, "next", "base", read=read)
     assert {name: id(runs) for name, runs in read.items()} == kept
+
+
+def test_the_readme_s_inconclusive_example_prints_as_shown(h, capsys):
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    shown = readme.split("**Inconclusive.**", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    write_experiment(h.store, "base", [1, 1, 1])
+    write_experiment(h.store, "cand", [0, 0, 1])
+    h.flush()
+    assert run_cli("compare", "base", "cand", "--store", str(h.store.location)) == 0
+    out = capsys.readouterr().out
+    assert all(line in out for line in shown.strip().splitlines())
