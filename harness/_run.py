@@ -33,6 +33,8 @@ from .tracing.verify import PROFILES
 from .writers import Writer, make_writer, writer_kind
 
 if TYPE_CHECKING:
+    from evaluators import Agreement
+
     from .experiment.compare import Comparison, Comparisons
     from .experiment.runner import Experiment
     from .experiment.scoring import ScoringSummary
@@ -199,15 +201,33 @@ class Harness:
 
         return rescore(self, experiment, scorers, replace=replace, concurrency=concurrency)
 
-    def label(self, run_id: str, name: str, value: Any, *, comment: str | None = None) -> dict[str, Any]:
+    def label(self, run_id: str, name: str, value: Any, *, comment: str | None = None,
+              by: str | None = None) -> dict[str, Any]:
         """A person's judgement of a run (``run_id``: the full id or a unique start of it):
         ``True``/``False`` (or ``"true"``/``"false"``) is a pass/fail label, a number a value.
         Written as the run's score ``name`` (source ``human``), replacing an earlier label of
-        that name; ``runs.passed`` follows. Returns the score's row."""
+        that name by the same person (``by``: labels by several people stand side by side);
+        ``runs.passed`` follows. Returns the score's row."""
         from .experiment.scoring import label
 
         self.flush()
-        return label(self.store, run_id, name, value, comment=comment, redact=host_redactor(self.redact_rules))
+        return label(self.store, run_id, name, value, comment=comment, by=by,
+                     redact=host_redactor(self.redact_rules))
+
+    def agreement(self, score: str, against: str, *, experiments: Sequence[str] = (), threshold: float | None = None,
+                  label_threshold: float | None = None, weights: str = "quadratic", by: str | None = None,
+                  remember: bool = True) -> Agreement:
+        """How far the score ``score`` (a judge's, or any) agrees with people's labels
+        ``against`` over the runs that have both (of ``experiments``, else of the whole
+        store): Cohen's κ of their passes (``threshold``: the score's pass is its value at
+        it), weighted κ for labels on a scale, Spearman's ρ, each with a 95% interval, and
+        the people's agreement with each other (see :mod:`harness.experiment.agreement`).
+        ``remember``: ``compare`` then prints it beside the score."""
+        from .experiment.agreement import measure
+
+        self.flush()
+        return measure(self.store, score, against, experiments=experiments, threshold=threshold,
+                       label_threshold=label_threshold, weights=weights, by=by, remember=remember)
 
     def experiments(self) -> pd.DataFrame:
         """The store's experiments, oldest first: ``name``, what ran (target, dataset and its
@@ -219,8 +239,9 @@ class Harness:
 
     def compare(self, a: str, b: str, *more: str, alpha: float = 0.05, metrics: Sequence[str] | None = None,
                 gate: Sequence[str] | None = None, margin: Any = None, lower_is_better: Sequence[str] = (),
-                higher_is_better: Sequence[str] = (), strict: bool = False,
-                sequential: bool = False) -> Comparison | Comparisons:
+                higher_is_better: Sequence[str] = (), strict: bool = False, sequential: bool = False,
+                against: Any = None, min_agreement: float | None = None, min_labels: int = 30, pairwise: Any = None,
+                concurrency: int = 4) -> Comparison | Comparisons:
         """Experiment ``b`` against ``a``, paired by case (see :mod:`harness.experiment.compare`):
         ``.regressed`` is the CI gate (``assert not h.compare("main", "candidate").regressed``),
         failed too by a gated metric that lost more than 10% of its cases to missing data
@@ -228,14 +249,43 @@ class Harness:
         ``margin`` the smallest change that matters (``0.03``, ``"5%"``, ``{"latency_ms": 200}``),
         ``lower_is_better`` the scores for which lower is better; ``sequential`` keeps the
         verdicts valid when compared again as runs arrive. Several candidates
-        (``h.compare("main", "cand1", "cand2")``) give a :class:`Comparisons`, one Holm family."""
-        from .experiment.compare import compare_candidates
+        (``h.compare("main", "cand1", "cand2")``) give a :class:`Comparisons`, one Holm family.
 
+        Judges: ``against`` pairs a gated score with people's label (``"LABEL"`` or
+        ``{"score": "label"}``; else the pair ``h.agreement`` measured last) and
+        ``.agreements`` holds its agreement; with ``min_agreement`` a gated judge's score
+        whose agreement interval starts below it, or that has fewer than ``min_labels``
+        labelled runs, is refused (:class:`~harness.experiment.instruments.GateRefused`).
+        ``pairwise``: a judge (a chat model, a function ``(case, answer_a, answer_b)`` or
+        ``"module:function"``) asked which answer is better case by case in both orders; its
+        preference (``.pairwise``) is then the gate (see :mod:`harness.experiment.pairwise`)."""
+        import dataclasses
+
+        from .experiment.compare import compare_candidates
+        from .experiment.errors import ExperimentError
+        from .experiment.instruments import with_agreements
+        from .experiment.pairwise import compare_pairwise
+
+        if pairwise is not None and gate:
+            raise ExperimentError("with a pairwise judge the judge's preference is the gate: leave out gate")
+        if pairwise is not None and more:
+            raise ExperimentError("a pairwise judge compares two experiments: give one candidate")
         self.flush()
-        result = compare_candidates(self.store, a, [b, *more], alpha=alpha, metrics=metrics, gate=gate, margin=margin,
+        result = compare_candidates(self.store, a, [b, *more], alpha=alpha, metrics=metrics,
+                                    gate=[] if pairwise is not None else gate, margin=margin,
                                     lower_is_better=lower_is_better, higher_is_better=higher_is_better,
                                     strict=strict, sequential=sequential)
-        return result if more else result.comparisons[0]
+        result = dataclasses.replace(result, comparisons=tuple(
+            with_agreements(self.store, c, against=against, min_agreement=min_agreement, min_labels=min_labels)
+            for c in result.comparisons))
+        if more:
+            return result
+        comparison = result.comparisons[0]
+        if pairwise is None:
+            return comparison
+        unit = margin if isinstance(margin, (int, float)) and not isinstance(margin, bool) else 0.05
+        judged = compare_pairwise(self, a, b, pairwise, alpha=alpha, margin=float(unit), concurrency=concurrency)
+        return dataclasses.replace(comparison, pairwise=judged)
 
     def sheets(self, run_ids: Sequence[str] | None = None, *, sheets: Iterable[str] | None = None,
                columns: Mapping[str, Sequence[str]] | Sequence[str] | None = None,

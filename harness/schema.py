@@ -731,6 +731,9 @@ SCORES = Sheet("scores", "Us", "One row per judgement of a run: a built-in check
     _ERROR.but(meaning="Why the score could not be made (the scorer raised, or returned NaN, an infinity or a "
                "wrong type); such a score does not pass.", written_by="the scorer"),
     Column("created_at", "ISO", "datetime", "When the score was made (UTC).", "the scorer"),
+    Column("rater", "Text", "text", "Who gave a person's label (``harness label --by``): labels of one run and name "
+           "by different people are kept side by side; empty for a label given without a name and for every other "
+           "score.", "the scorer"),
     Column("higher_is_better", "Rule", "int", "Which way the score is better, as its scorer declared it: 1 higher, "
            "0 lower (a count of model calls, a cost), empty when it did not say (compare then takes higher as "
            "better).", "the scorer", bounds=(0, 1)),

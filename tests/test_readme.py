@@ -254,3 +254,52 @@ def test_the_readme_points_at_nothing_a_clone_does_not_have():
         if not target.startswith("http"):
             assert (ROOT / target).exists(), target
     assert not re.search(r"DESIGN|seed \d|/work/", README)
+
+
+def test_the_judge_examples_label_measure_gate_and_compare_pairwise_as_shown(clean_env, capsys):
+    evaluate = README.split("## Evaluate your own agent", 1)[1].split("\n## ", 1)[0]
+    (clean_env / "capitals.py").write_text(re.findall(r"```python\n(.*?)```", evaluate, flags=re.S)[0])
+    (clean_env / "cases.jsonl").write_text(re.findall(r"```json\n(.*?)```", evaluate, flags=re.S)[0])
+    checking = README.split("## Checking your judge", 1)[1].split("\n## ", 1)[0]
+    pairwise = README.split("## Pairwise comparison", 1)[1].split("\n## ", 1)[0]
+    (judges,) = re.findall(r"```python\n(.*?)```", checking, flags=re.S)
+    (clean_env / "my_judges.py").write_text(judges)
+    (labelling,) = re.findall(r"```bash\n(.*?)```", checking, flags=re.S)
+    (refused,) = re.findall(r"```text\n(.*?)```", checking, flags=re.S)
+    (comparing,) = re.findall(r"```bash\n(.*?)```", pairwise, flags=re.S)
+    (printed,) = re.findall(r"```text\n(.*?)```", pairwise, flags=re.S)
+    modules = ("capitals", "my_judges")
+    for name in modules:
+        sys.modules.pop(name, None)
+    cities = ("Paris", "Tokyo", "Lima", "Nairobi", "Santiago", "Cairo")
+    codes, outputs = [], []
+    try:
+        shell = command_lines(re.findall(r"```bash\n(.*?)```", evaluate, flags=re.S)[0])
+        assert [run_cli(line) for line in shell[:2]] == [0, 0]  # the base and cand experiments
+        base_run = next(r["run_id"] for r in Store(clean_env / "harness.db").rows(
+            "runs", columns=["run_id"], where={"experiment": "base"}))
+        for line in command_lines(labelling) + command_lines(comparing):
+            if "--import" in line:  # a person fills in the queue: right when the answer names the city
+                queue = clean_env / "queue.jsonl"
+                lines = [json.loads(text) for text in queue.read_text().splitlines()]
+                for entry in lines:
+                    entry["label"]["right"] = any(city in (entry["answer"] or "") for city in cities)
+                queue.write_text("".join(json.dumps(entry) + "\n" for entry in lines))
+            capsys.readouterr()
+            codes.append(run_cli(line.split("||")[0].strip(), RUN_ID=base_run))
+            outputs.append(capsys.readouterr())
+    finally:
+        for name in modules:
+            sys.modules.pop(name, None)
+    assert codes == [0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 0]
+    assert "wrote queue.jsonl: 12 run(s) of base, cand to label right" in outputs[2].out
+    assert "stored 12 label(s) from queue.jsonl (right 12)" in outputs[3].out
+    assert "Cohen's κ (passes)" in outputs[5].out and "people: alice, bob" in outputs[5].out
+    by_alice = json.loads(outputs[6].out)
+    assert by_alice["headline"]["statistic"] == "kappa" and by_alice["headline"]["value"] == 1.0
+    assert by_alice["headline"]["ci_low"] == pytest.approx(0.4707, abs=1e-4)  # as the README says
+    assert outputs[7].err.strip() == refused.strip()
+    shown = outputs[8].out
+    for line in printed.strip().splitlines():
+        assert line.split("...")[0].strip() in shown
+    assert json.loads(outputs[10].out)["pairwise"]["judge"] == "my_judges:shorter"

@@ -72,6 +72,8 @@ class Facts:
     model_costs: dict[str, dict[str, float | None]] = field(default_factory=dict)
     scored: bool = False  # the source has a scores sheet
     score_passes: dict[str, list[int | None]] = field(default_factory=lambda: defaultdict(list))
+    # (run, name, value, passed, source, error, rater) of labels, judges and scorers (scores sheet)
+    judgements: list[tuple[Any, ...]] = field(default_factory=list)
 
     def count(self, table: Table) -> None:
         self.counts.setdefault(table.name, Counter()).update(table.column("run_id"))
@@ -167,10 +169,16 @@ class Facts:
                                     found.get("require_tools") is True)
 
     def from_scores(self, table: Table) -> None:
-        """The pass of each score of each run (empty: a score that does not gate its run)."""
+        """The pass of each score of each run (empty: a score that does not gate its run), and
+        the judgements agreement reads: people's labels and the judges' and scorers' scores."""
         for run, passed in zip(table.column("run_id"), table.column("passed")):
             value = number_or_none(passed) if not is_empty(passed) else None
             self.score_passes[run].append(None if value is None else int(value == 1))
+        raters = table.column("rater") if table.has("rater") else repeat(None)
+        for row in zip(table.column("run_id"), table.column("name"), table.column("value"), table.column("passed"),
+                       table.column("source"), table.column("error"), raters):
+            if row[4] in ("human", "llm", "code") and is_empty(row[5]) and type(row[1]) is str:
+                self.judgements.append(row)
 
     def passed(self, row: Mapping[str, Any]) -> bool | None:
         """The run's pass as the sheets give it: from its scores (:func:`evaluators.run_passed`)

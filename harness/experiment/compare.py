@@ -67,6 +67,8 @@ from .outcome import Comparison, Comparisons, MetricComparison
 
 DEFAULT_GATE = ("pass_rate",)
 LOST_CASES_LIMIT = 0.10  # a gated metric that lost more of its cases than this fails the gate
+#: Scores shown by default besides the built-in metrics: the user's own (scorers, judges and labels).
+DEFAULT_SCORE_SOURCES = frozenset({"code", "human", "llm"})
 
 __all__ = ["DEFAULT_GATE", "LOST_CASES_LIMIT", "METRICS", "Comparison", "Comparisons", "ExperimentRuns", "Margins",
            "MetricComparison", "UnknownExperiment", "UnknownMetric", "compare_candidates", "compare_experiments"]
@@ -205,7 +207,7 @@ def _prepare(store: Any, ra: ExperimentRuns, rb: ExperimentRuns, o: _Options) ->
     warnings = pairing_warnings(store, ra, rb, cases_a, cases_b, paired) + warnings
     if o.gate is None:
         gated = [name for name in DEFAULT_GATE if not asked or name in asked]
-    own = [n for n in known if n not in METRICS and {ra.sources.get(n), rb.sources.get(n)} & {"code", "human"}]
+    own = [n for n in known if n not in METRICS and {ra.sources.get(n), rb.sources.get(n)} & DEFAULT_SCORE_SOURCES]
     names = ([n for n in known if n in asked or n in gated] if asked
              else [*METRICS, *own, *(n for n in gated if n not in METRICS and n not in own)])
     paired_set = set(paired)

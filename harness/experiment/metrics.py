@@ -78,16 +78,24 @@ class ExperimentRuns:
     def scores(self) -> dict[str, dict[str, Any]]:
         """Score name -> run id -> its reading: the value; for a score without one its pass
         (1 or 0: a pass/fail score); :data:`ERRORED` for a score that could not be made,
-        :data:`EMPTY` for one with neither. Read once."""
+        :data:`EMPTY` for one with neither; for labels of one run by several people, their
+        mean. Read once."""
         if ("scores", "*") not in self._read:
             ids = [r["run_id"] for r in self.runs]
             by_name: dict[str, dict[str, Any]] = defaultdict(dict)
+            raters: dict[tuple[str, str], list[float]] = defaultdict(list)  # labels of one run by several people
             for start in range(0, len(ids), _CHUNK):
                 for row in self._store.rows("scores", ids[start:start + _CHUNK], columns=_SCORE_COLUMNS):
-                    by_name[row["name"]][row["run_id"]] = _score_reading(row)
+                    reading = _score_reading(row)
+                    by_name[row["name"]][row["run_id"]] = reading
                     self.sources.setdefault(row["name"], row["source"])
                     if row["higher_is_better"] is not None:
                         self.directions[row["name"]].add(bool(row["higher_is_better"]))
+                    if row["source"] == "human" and not isinstance(reading, Missing):
+                        raters[row["name"], row["run_id"]].append(float(reading))
+            for (name, run_id), values in raters.items():  # one value a run: the people's mean
+                if len(values) > 1:
+                    by_name[name][run_id] = math.fsum(values) / len(values)
             self._read["scores", "*"] = dict(by_name)
         return self._read["scores", "*"]
 

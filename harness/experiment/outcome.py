@@ -79,12 +79,18 @@ class Comparison:
     metrics: tuple[MetricComparison, ...]
     sequential: bool = False
     strict: bool = False
+    #: the agreement with people of the scores that have labels (harness.experiment.instruments)
+    agreements: tuple[dict[str, Any], ...] = ()
+    #: a judge's preference, case by case (harness.experiment.pairwise): it gates when present
+    pairwise: Any = None
 
     @property
     def regressed(self) -> bool:
         """True when the gate fails (``--fail-on-regression``): a gated metric regressed, or
-        lost too many cases to missing data (:attr:`missing_data`)."""
-        return any(m.gated and m.verdict == "regressed" for m in self.metrics) or self.missing_data
+        lost too many cases to missing data (:attr:`missing_data`), or the pairwise judge
+        prefers A."""
+        return (any(m.gated and m.verdict == "regressed" for m in self.metrics) or self.missing_data
+                or bool(self.pairwise is not None and self.pairwise.regressed))
 
     @property
     def missing_data(self) -> bool:
@@ -93,8 +99,9 @@ class Comparison:
 
     @property
     def inconclusive(self) -> bool:
-        """True when a gated metric is inconclusive (``--fail-on-inconclusive``)."""
-        return any(m.gated and m.verdict == "inconclusive" for m in self.metrics)
+        """True when a gated metric is inconclusive (``--fail-on-inconclusive``), or the pairwise preference is."""
+        return any(m.gated and m.verdict == "inconclusive" for m in self.metrics) or bool(
+            self.pairwise is not None and self.pairwise.inconclusive)
 
     def metric(self, name: str) -> MetricComparison:
         return next(m for m in self.metrics if m.name == name)
@@ -105,7 +112,9 @@ class Comparison:
                 "unpaired": {"a_only": list(self.a_only), "b_only": list(self.b_only)}, "gate": list(self.gate),
                 "warnings": list(self.warnings), "metrics": [m.to_dict() for m in self.metrics],
                 "regressed": self.regressed, "inconclusive": self.inconclusive, "missing_data": self.missing_data,
-                "sequential": self.sequential, "strict": self.strict}
+                "sequential": self.sequential, "strict": self.strict,
+                **({"agreement": list(self.agreements)} if self.agreements else {}),
+                **({"pairwise": self.pairwise.to_dict()} if self.pairwise is not None else {})}
 
 
 @dataclass(frozen=True)

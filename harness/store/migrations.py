@@ -43,7 +43,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "agent_path on langgraph_events, llm_calls, tool_calls and prompts: the chain of subgraphs a row "
                  "ran in (multi-agent graphs)"),
     Migration(8, "langgraph_events.handoff_to and tool_calls.handoff_to: where a handoff between agents went"),
-    Migration(9, "scores.higher_is_better: which way a score is better, as its scorer declared it (compare reads it)"),
+    Migration(9, "scores.rater: who gave a person's label, so labels of one run and name by several people "
+                 "are kept side by side"),
+    Migration(10, "scores.higher_is_better: which way a score is better, as its scorer declared it (compare reads it)"),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

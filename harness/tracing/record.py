@@ -193,9 +193,10 @@ def score_row(run_id: str, scored: Any, created_at: str | None = None) -> dict[s
     return {"run_id": run_id, **row, "created_at": created_at or now_iso(), "row_key": score_key(run_id, row["name"])}
 
 
-def score_key(run_id: str, name: str) -> str:
-    """The row key of a run's score of a name: a run has one score of each name."""
-    return f"{run_id}:score:{name}"
+def score_key(run_id: str, name: str, rater: str | None = None) -> str:
+    """The row key of a run's score of a name: a run has one score of each name, and one
+    label of each name per person who gave one (``rater``)."""
+    return f"{run_id}:score:{name}" if not rater else f"{run_id}:score:{name}:by:{rater}"
 
 
 def scrubbed_rows(record: RunRecord, redact: Redactor) -> dict[str, list[dict[str, Any]]]:

@@ -299,7 +299,8 @@ def scores_table(scores: Mapping[str, Any]) -> Table:
             gate = "" if s.get("passed") is None else ("pass" if s["passed"] else "fail")
             detail = s.get("error") or s.get("explanation") or ""
             value = "" if s.get("value") is None else score(s["value"])
-            table.add_row(s["name"], value, _status_word(gate if not s.get("error") else "error"),
+            name = f"{s['name']} (by {s['rater']})" if s.get("rater") else s["name"]
+            table.add_row(name, value, _status_word(gate if not s.get("error") else "error"),
                           Text(f"{s.get('source')} · {abbreviate(detail, 200)}" if detail else str(s.get("source")),
                                style="red" if s.get("error") else "dim"))
         return table

@@ -135,6 +135,26 @@ def test_a_score_says_that_lower_is_better_and_a_fall_is_an_improvement(h, capsy
     assert (plain["higher_is_better"], plain["verdict"]) == (False, "improved")
 
 
+def test_a_store_of_the_previous_version_gains_the_direction_column_and_keeps_its_scores(tmp_path):
+    import sqlite3
+
+    from harness import Store
+    from harness.store.migrations import SCHEMA_VERSION
+
+    path = tmp_path / "old.db"
+    store = Store(path)
+    store.write("scores", [{"run_id": "r1", "name": "calls", "value": 3.0, "source": "code",
+                            "row_key": "r1:score:calls"}])
+    store.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute('ALTER TABLE scores DROP COLUMN "higher_is_better"')
+        conn.execute(f"UPDATE harness_meta SET value = '{SCHEMA_VERSION - 1}' WHERE key = 'schema_version'")
+    reopened = Store(path)
+    assert [(r["name"], r["value"], r["higher_is_better"]) for r in reopened.rows("scores")] == [("calls", 3.0, None)]
+    assert reopened.meta("schema_version") == str(SCHEMA_VERSION)
+    reopened.close()
+
+
 @pytest.mark.parametrize("args,message", [
     (["--lower-is-better", "pass_rate"], "--lower-is-better pass_rate: pass_rate's direction is fixed (higher is "
                                          "better)"),

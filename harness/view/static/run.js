@@ -13,13 +13,16 @@
     scores.list.forEach(function (s) {
       var tr = el("tr"), gate = el("td");
       tr.dataset.score = s.name;
-      tr.appendChild(el("td", "", s.name));
+      tr.appendChild(el("td", "", s.rater ? s.name + " (by " + s.rater + ")" : s.name));
       tr.appendChild(el("td", "num", s.value === undefined ? "—" : num(s.value, 4)));
       if (s.error) { gate.appendChild(el("span", "badge error", "error")); }
       else if (s.passed !== undefined) { gate.appendChild(el("span", "badge " + (s.passed ? "pass" : "fail"), s.passed ? "pass" : "fail")); }
       else { gate.appendChild(el("span", "muted", "does not gate")); }
       tr.appendChild(gate);
-      tr.appendChild(el("td", "", (s.source || "—") + (s.scorer ? " · " + s.scorer : "")));
+      var made = el("td", "", (s.source || "—") + (s.scorer ? " · " + s.scorer : ""));
+      var judged = (DATA.judges || {})[s.name];
+      if (judged && !s.rater) { made.appendChild(el("div", "muted agreement", "agreement with people: " + judged)); }
+      tr.appendChild(made);
       var said = el("td", "said");
       if (s.error) { said.appendChild(folded(s.error, "error-text")); }
       else if (s.explanation) { said.appendChild(folded(s.explanation)); }
