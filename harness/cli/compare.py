@@ -21,7 +21,7 @@ _METRIC_NAMES = "pass_rate, answer_score, tool_f1, trajectory_match, latency_ms,
 def command(
     a: Annotated[str, typer.Argument(metavar="A", help="The experiment compared against (the baseline).")],
     candidates: Annotated[list[str], typer.Argument(
-        metavar="B [C ...]", help="The experiment(s) compared with the baseline (the candidates); several share one "
+        metavar="B", help="The experiment(s) compared with the baseline (the candidates: B, or B C ...); several share one "
                                   "Holm-adjusted gate.")],
     store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL (default: $HARNESS_STORE or ./harness.db).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
