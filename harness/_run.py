@@ -35,6 +35,7 @@ from .writers import Writer, make_writer, writer_kind
 if TYPE_CHECKING:
     from evaluators import Agreement
 
+    from .costs.reprice import RepriceSummary
     from .experiment.compare import Comparison, Comparisons
     from .experiment.runner import Experiment
     from .experiment.scoring import ScoringSummary
@@ -176,30 +177,75 @@ class Harness:
     def experiment(self, name: str, graph: Any, dataset: Any, *, repeats: int = 1, concurrency: int = 4,
                    timeout: float | None = None, config: Mapping[str, Any] | None = None, context: Any = None,
                    sync: bool = False, append: bool = False, judge: Any = None, shard: tuple[int, int] | None = None,
-                   target: str | None = None, scorers: Sequence[Any] = ()) -> Experiment:
+                   target: str | None = None, scorers: Sequence[Any] = (), thread_scorers: Sequence[Any] = (),
+                   scorer_timeout: float = 60.0, scorer_isolation: str = "thread") -> Experiment:
         """Run ``graph`` over ``dataset`` (a .jsonl/.json/.csv path, or a list of cases) as the
         experiment ``name`` and return it when every run is written and scored (see
         :mod:`harness.experiment.runner`). ``judge`` is the chat model that grades cases
         whose ``answer_check`` is ``judge``; ``scorers`` are your own: functions of
         ``(run, case)``, sync or async, returning a number, a bool, a :class:`Score` or a dict
-        of them (see :mod:`harness.experiment.scoring`); ``shard=(k, n)`` runs the cases whose
-        index is k mod n. A taken name is refused unless ``append``."""
+        of them (see :mod:`harness.experiment.scoring`), each call limited to ``scorer_timeout``
+        seconds and isolated by ``scorer_isolation`` (``thread``, or ``process``: a worker
+        process, so a scorer that crashes its process costs one error score; see
+        :mod:`harness.experiment.scorer_call`); ``thread_scorers`` judge each case's whole
+        thread (its turns) at once: functions of ``(thread, case)`` (see
+        :mod:`harness.experiment.threads`), under the same limits; ``shard=(k, n)`` runs the
+        cases whose index is k mod n. A taken name is refused unless ``append``. Scores that
+        could not be made are counted in ``Experiment.scoring`` (per scorer) and said in a
+        warning."""
         from .experiment.runner import run_experiment
 
         return run_experiment(
             self, graph, dataset, name=name, target=target or getattr(graph, "name", None) or type(graph).__name__,
             repeats=repeats, concurrency=concurrency, timeout=timeout, config=config, context=context, sync=sync,
-            append=append, judge=judge, shard=shard, scorers=scorers,
+            append=append, judge=judge, shard=shard, scorers=scorers, thread_scorers=thread_scorers,
+            scorer_timeout=scorer_timeout, scorer_isolation=scorer_isolation,
         )
 
     def rescore(self, experiment: str, scorers: Sequence[Any], *, replace: bool = False,
-                concurrency: int = 4) -> ScoringSummary:
+                concurrency: int = 4, scorer_timeout: float = 60.0,
+                scorer_isolation: str = "thread") -> ScoringSummary:
         """Score the stored runs of ``experiment`` with ``scorers`` (functions or
         ``"module:function"``) without running the graph again; ``runs.passed`` follows. A
-        name the experiment already has scores of is refused unless ``replace``."""
+        name the experiment already has scores of is refused unless ``replace``; so is a
+        second rescore of the experiment while one runs. Limits as :meth:`experiment`."""
+        from .experiment.scorer_call import ScorerLimits
         from .experiment.scoring import rescore
 
-        return rescore(self, experiment, scorers, replace=replace, concurrency=concurrency)
+        return rescore(self, experiment, scorers, replace=replace, concurrency=concurrency,
+                       limits=ScorerLimits(scorer_timeout, scorer_isolation))
+
+    def reprice(self, *experiments: str, runs: Sequence[str] = (), since: Any = None, prices: Any = None,
+                batch_runs: int | None = None) -> RepriceSummary:
+        """Recompute the stored costs of runs from their stored tokens with ``prices`` (a
+        prices file, or a mapping of model -> :class:`harness.costs.Price`) over the prices
+        in force (see :mod:`harness.costs.reprice`): the runs of ``experiments``, among
+        ``runs`` (ids or unique starts of them), started at or after ``since``; every run
+        when none is given. Each run's ``total_cost`` follows; each changed call keeps its old
+        cost in ``previous_total_cost``. One transaction per batch of runs."""
+        from .costs.reprice import BATCH_RUNS, prices_of, reprice, select_runs
+        from .view.read import resolve_run_ids
+
+        chosen = prices_of(prices)
+        self.flush()
+        ids = select_runs(self.store, experiments=experiments, run_ids=resolve_run_ids(self.store, runs),
+                          since=since)
+        return reprice(self.store, ids, chosen, batch_runs=batch_runs or BATCH_RUNS)
+
+    def score_threads(self, scorers: Sequence[Any], *, threads: Sequence[str] | None = None,
+                      experiment: str | None = None, replace: bool = False, concurrency: int = 4,
+                      scorer_timeout: float = 60.0, scorer_isolation: str = "thread") -> ScoringSummary:
+        """Score whole threads (conversations) with thread ``scorers``, functions of ``(thread,
+        case)`` or ``"module:function"`` (see :mod:`harness.experiment.threads`), from the store:
+        the threads named (ids or unique starts), else those of ``experiment``, else every
+        thread. Each score is kept once per thread, on its last turn; ``runs.passed`` follows. A
+        name a thread already has a score of is refused unless ``replace``. Limits as
+        :meth:`experiment`."""
+        from .experiment.scorer_call import ScorerLimits
+        from .experiment.threads import rescore_threads
+
+        return rescore_threads(self, scorers, threads=threads, experiment=experiment, replace=replace,
+                               concurrency=concurrency, limits=ScorerLimits(scorer_timeout, scorer_isolation))
 
     def label(self, run_id: str, name: str, value: Any, *, comment: str | None = None,
               by: str | None = None) -> dict[str, Any]:

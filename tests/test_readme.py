@@ -80,11 +80,13 @@ def test_the_shell_examples_run_as_shown(clean_env, capsys):
     (clean_env / "companies.txt").write_text("Contoso Ltd\n# a comment\nBlue Harbor Logistics\n", encoding="utf-8")
     ran = []
     multi_agent = README.split("## Multi-agent graphs", 1)[1].split("\n## ", 1)[0]
+    conversations = README.split("## Conversations and human-in-the-loop", 1)[1].split("\n## ", 1)[0]
     for block in blocks("bash"):
-        if any(marker in block for marker in EXTERNAL_BLOCKS) or block in multi_agent or "--scorer" in block:
-            continue  # (the multi-agent example's and the scorers' blocks run in their own tests)
+        if (any(marker in block for marker in EXTERNAL_BLOCKS) or block in multi_agent or block in conversations
+                or "--scorer" in block):
+            continue  # (the multi-agent, conversations and scorers' blocks run in their own tests)
         for line in command_lines(block):
-            if (line.startswith(("harness wrap", "harness compare")) or "--to-store" in line
+            if (line.startswith(("harness wrap", "harness compare", "harness reprice")) or "--to-store" in line
                     or "--experiment base" in line or any(option in line for option in EXTERNAL_LINES)):
                 continue  # they need the Python examples' modules or experiments: the tests around this one run them
             run_id = next(iter(Store(clean_env / "harness.db").run_ids()), "") if "RUN_ID" in line else ""
@@ -140,6 +142,34 @@ def test_the_experiment_example_runs_as_shown_and_its_gate_catches_the_regressio
         PRICES.pop("acme-mini-2026", None)
 
 
+def test_the_costs_example_prices_parts_and_re_prices_the_experiments_as_shown(clean_env, capsys):
+    evaluate = README.split("## Evaluate your own agent", 1)[1].split("\n## ", 1)[0]
+    (clean_env / "capitals.py").write_text(re.findall(r"```python\n(.*?)```", evaluate, flags=re.S)[0])
+    (clean_env / "cases.jsonl").write_text(re.findall(r"```json\n(.*?)```", evaluate, flags=re.S)[0])
+    section = README.split("## Costs that match the bill", 1)[1].split("\n## ", 1)[0]
+    (prices,) = re.findall(r"```toml\n(.*?)```", section, flags=re.S)
+    (clean_env / "prices.toml").write_text(prices, encoding="utf-8")
+    from harness.costs import read_prices
+
+    (price,) = read_prices(clean_env / "prices.toml").values()
+    assert (price.table, price.cached_input_per_million, price.cache_write_1h_per_million) == ("user 2026-01-31",
+                                                                                               0.15, 3.0)
+    sys.modules.pop("capitals", None)
+    try:
+        for name, attr in (("base", "graph"), ("cand", "candidate")):
+            assert run_cli(f"harness wrap capitals:{attr} --dataset cases.jsonl --experiment {name}") == 0
+    finally:
+        sys.modules.pop("capitals", None)
+    (shell,) = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
+    lines = command_lines(shell)
+    assert [line.split()[1] for line in lines] == ["reprice", "reprice"]
+    capsys.readouterr()
+    for line in lines:
+        assert run_cli(line) == 0, (line, capsys.readouterr().err)
+    out = capsys.readouterr().out
+    assert "in 12 run(s) with prices.toml" in out and "in 12 run(s);" in out
+
+
 def test_the_scorers_example_scores_rescores_and_labels_as_shown(clean_env, capsys):
     evaluate = README.split("## Evaluate your own agent", 1)[1].split("\n## ", 1)[0]
     (clean_env / "capitals.py").write_text(re.findall(r"```python\n(.*?)```", evaluate, flags=re.S)[0])
@@ -167,6 +197,47 @@ def test_the_scorers_example_scores_rescores_and_labels_as_shown(clean_env, caps
     scores = {(r["name"], r["source"]) for r in store.rows("scores")}
     assert {("looked_up_the_country", "code"), ("short_answer", "code"), ("reviewed", "human")} <= scores
     assert {r["passed"] for r in store.rows("runs", columns=["passed"])} == {0}  # the tool-argument check fails
+
+
+def test_the_conversations_example_records_shows_scores_and_evaluates_threads_as_shown(clean_env, capsys):
+    section = README.split("## Conversations and human-in-the-loop", 1)[1].split("\n## ", 1)[0]
+    desk, scorers = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    (clean_env / "support_desk.py").write_text(desk)
+    (clean_env / "thread_scorers.py").write_text(scorers)
+    (cases,) = re.findall(r"```json\n(.*?)```", section, flags=re.S)
+    (clean_env / "conversations.jsonl").write_text(cases)
+    done = subprocess.run([sys.executable, "support_desk.py"], cwd=clean_env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["ticket-42 completed Send this reply?",
+                                        "ticket-42 completed We will refund your order (order 42 arrived broken).",
+                                        "ticket-43 completed Send this reply?"]
+    shells = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
+    modules = ("support_desk", "thread_scorers")
+    outputs = []
+    try:
+        for shell in shells:
+            for line in command_lines(shell):
+                assert run_cli(line) == 0, (line, capsys.readouterr().err)
+                outputs.append(capsys.readouterr().out)
+    finally:
+        for name in modules:
+            sys.modules.pop(name, None)
+    threads, show_thread, waiting, rescored, wrapped, desk_threads = outputs
+    assert re.search(r"ticket-42\s+2\s+completed", threads) and re.search(r"ticket-43\s+1\s+waiting", threads)
+    said = ["turn 1", "order 42 arrived broken", "Send this reply?", "(approve)", "turn 2", "answer   yes",
+            "We will refund your order"]
+    places = [show_thread.index(s) for s in said]
+    assert places == sorted(places)
+    assert "ticket-43" in waiting and "ticket-42" not in waiting
+    assert "scored 1 thread(s): 1 score(s) written" in rescored
+    assert "experiment desk: 5 run(s) of 3 case(s), passed 5/5" in wrapped, wrapped
+    assert "code score refund_needs_approval: 3 run(s), passed 3/3" in wrapped
+    listed = json.loads(subprocess.run([sys.executable, "-m", "harness", "threads", "--experiment", "desk", "--json"],
+                                       cwd=clean_env, capture_output=True, text=True, timeout=120).stdout)
+    assert sorted((t["case_id"], t["turns"], t["status"], t["passed"]) for t in listed) == [
+        ("approved", 2, "completed", True), ("asks", 1, "waiting", True), ("declined", 2, "completed", True)]
+    assert desk_threads.count("desk / ") == 3
 
 
 def test_the_team_store_examples_shard_an_experiment_and_copy_runs(clean_env, capsys):

@@ -105,6 +105,14 @@ def command(
         help="LangGraph runtime context (context=): JSON or @file.json.")] = None,
     scorer: Annotated[Optional[list[str]], typer.Option(
         "--scorer", help="Your own scorer MODULE:FUNCTION, a function of (run, case) (repeatable); with --dataset.")] = None,
+    thread_scorer: Annotated[Optional[list[str]], typer.Option(
+        "--thread-scorer", help="A thread scorer MODULE:FUNCTION, a function of (thread, case) that judges each case's "
+        "whole conversation (repeatable); with --dataset.")] = None,
+    scorer_timeout: Annotated[float, typer.Option(
+        min=0.001, help="Seconds a scorer may take per run; past it the score is an error (default 60).")] = 60.0,
+    scorer_isolation: Annotated[str, typer.Option(
+        help="thread (default) or process: each scorer call in a worker process, so one that crashes "
+             "its process costs one error score.")] = "thread",
     prices: Annotated[Optional[Path], typer.Option(help="TOML file of model prices that win over the bundled table.")] = None,
     store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL.")] = None,
     out: Annotated[Optional[Path], typer.Option(help="Also export the runs to this .xlsx file.")] = None,
@@ -112,13 +120,15 @@ def command(
     """Check every input first, then run; a dataset's runs form an experiment in the store."""
     from harness.experiment.dataset import DatasetError, load_dataset
     from harness.experiment.runner import ExperimentError, check_name, default_name, parse_shard
+    from harness.experiment.scorer_call import ScorerLimits
     from harness.experiment.scoring import scorers_of
 
     if (input is None) == (dataset is None):
         raise UsageError("give --input (one run) or --dataset (an experiment over its cases)")
     if input is not None:
         for option, value in (("--experiment", experiment), ("--shard", shard), ("--append", append or None),
-                              ("--scorer", scorer or None)):
+                              ("--scorer", scorer or None), ("--thread-scorer", thread_scorer or None),
+                              ("--scorer-isolation", None if scorer_isolation == "thread" else scorer_isolation)):
             if value is not None:
                 raise UsageError(f"{option} goes with --dataset")
     elif any(v is not None for v in (subject, expected_tools, reference_trajectory)):
@@ -136,6 +146,8 @@ def command(
         }])
         shard_of = parse_shard(shard)
         scorers = scorers_of(scorer)
+        thread_scorers = scorers_of(thread_scorer)
+        ScorerLimits(scorer_timeout, scorer_isolation)
     except (DatasetError, ExperimentError) as exc:
         raise UsageError(str(exc)) from None
     run_config = parse_json_option(config, "--config") if config is not None else None
@@ -148,9 +160,12 @@ def command(
     graph = load_graph(target)
     harness = open_harness(store)
     name = (default_name(target) if experiment is None else experiment) if dataset is not None else None
+    scored: list[Any] = []
     runs = _run(harness, graph, cases, name=name, target=target, repeats=repeats,
                 concurrency=concurrency or (4 if dataset is not None else 1), timeout=timeout, config=run_config,
-                context=run_context, sync=sync, append=append, shard=shard_of, judge=judge, scorers=scorers)
+                context=run_context, sync=sync, append=append, shard=shard_of, judge=judge, scorers=scorers,
+                thread_scorers=thread_scorers, scorer_timeout=scorer_timeout, scorer_isolation=scorer_isolation,
+                on_scored=scored.append, on_threads_scored=scored.append)
     run_ids = [run.run_id for run in runs]
     for run in runs:
         if run.status != "completed":
@@ -166,8 +181,13 @@ def command(
                 f"{harness.store.display!r}")
             raise typer.Exit(1) from None
     failed = sum(run.status != "completed" for run in runs)
-    # One run: its failure is the command's. An experiment: failed runs are results, counted above.
-    raise typer.Exit(1 if failed and name is None else 0)
+    errored = sum(summary.failed for summary in scored)  # the run scorers', then the thread scorers'
+    for summary in scored:
+        if summary.failed:
+            say(f"harness: {summary.errors_line()}; the runs and every other score are stored")
+    # One run: its failure is the command's. An experiment: failed runs are results, counted
+    # above; a score that could not be made is a failure of the command (its pass is unknown).
+    raise typer.Exit(1 if (failed and name is None) or errored else 0)
 
 
 def _judge() -> Any:
@@ -188,12 +208,17 @@ def _run(harness: Any, graph: Any, cases: Any, *, name: str | None, target: str,
     if options.get("shard"):
         k, n = options["shard"]
         total = len(cases.cases[k::n]) * options["repeats"]
+    from harness.experiment.scoring import Interrupted
+
     try:
         with progress(name or "runs", total, enabled=total >= 2) as bar:
             return run_cases(harness, graph, cases, name=name, target=target, judge=judge,
                              **({} if bar is None else {"on_done": lambda _: bar()}), **options)
     except ExperimentError as exc:
         raise UsageError(str(exc)) from None
+    except Interrupted as exc:  # Ctrl-C: what is stored stays; one line says what was not scored
+        say(f"harness: {exc}")
+        raise typer.Exit(130) from None
 
 
 def _table(harness: Any, target: str, run_ids: list[str], *, experiment: bool) -> None:
@@ -225,9 +250,11 @@ def _table(harness: Any, target: str, run_ids: list[str], *, experiment: bool) -
 def _experiment_line(harness: Any, name: str, runs: list) -> None:
     frame = harness.sheets([r.run_id for r in runs], sheets=["runs"], columns=["passed", "status"])["runs"]
     passed = int(frame["passed"].fillna(0).sum())
+    unknown = int(frame["passed"].isna().sum())  # (every experiment run has a gate: none is unknown)
     failed = int((frame["status"] != "completed").sum())
     cases = len({r.result.get("case_id") for r in runs})
     say(f"experiment {name}: {len(runs)} run(s) of {cases} case(s), passed {passed}/{len(runs)}"
+        f"{f', {unknown} unknown (a score could not be made)' if unknown else ''}"
         f"{f', {failed} failed' if failed else ''}; store {harness.store.display}", err=False, whole=True)
     print_score_summary(harness.store, [r.run_id for r in runs])
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+_CHUNK = 500  # run ids per query
+
 #: Why a run's reading was left out -> how the warning says it (NAME is the metric).
 _WHY = {
     "unknown": "whose pass is unknown (passed is empty: a gating score errored or has not run)",
@@ -41,6 +43,24 @@ def pairing_warnings(store: Any, ra: Any, rb: Any, cases_a: Mapping[str, int], c
                         f"{extra_a + extra_b} run(s) are left out of the tests ({ra.name} {extra_a}, "
                         f"{rb.name} {extra_b})")
     return warnings
+
+
+def price_table_warning(ra: Any, rb: Any, paired: set[str]) -> str | None:
+    """A warning when the paired runs' costs come from different price tables
+    (``llm_calls.price_table``): their difference is then partly one of prices."""
+    tables = []
+    for runs in (ra, rb):
+        ids = [r["run_id"] for r in runs.runs if r["case_id"] in paired]
+        found: set[str] = set()
+        for start in range(0, len(ids), _CHUNK):
+            found.update(row["price_table"] for row in runs._store.rows(
+                "llm_calls", ids[start:start + _CHUNK], columns=["price_table"]) if row["price_table"])
+        tables.append(found)
+    if not all(tables) or tables[0] == tables[1]:
+        return None
+    return (f"the costs were priced with different price tables ({ra.name}: {', '.join(sorted(tables[0]))}; "
+            f"{rb.name}: {', '.join(sorted(tables[1]))}): total_cost compares prices as well as runs (give both the "
+            f"same prices: harness reprice {ra.name} {rb.name} --prices FILE)")
 
 
 def value_warnings(left_out: Mapping[str, tuple[Mapping[str, int], Mapping[str, int]]], a: str, b: str) -> list[str]:

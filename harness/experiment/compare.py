@@ -50,7 +50,7 @@ from evaluators import (
     verdict,
 )
 
-from .caveats import pairing_warnings, value_warnings
+from .caveats import pairing_warnings, price_table_warning, value_warnings
 from .errors import ExperimentError
 from .metrics import (
     EMPTY,
@@ -225,6 +225,8 @@ def _prepare(store: Any, ra: ExperimentRuns, rb: ExperimentRuns, o: _Options) ->
         del sides["total_cost"]
         warnings.append(f"total_cost is total_tokens times one price (${price * 1e6:.6g} per million tokens) in "
                         "every paired run: it is not tested apart from total_tokens")
+    if "total_cost" in sides and (priced := price_table_warning(ra, rb, paired_set)):
+        warnings.append(priced)
     warnings.extend(value_warnings({n: (sa.left_out, sb.left_out) for n, (sa, sb) in sides.items()}, ra.name,
                                    rb.name))
     tested = []

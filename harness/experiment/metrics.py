@@ -24,11 +24,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from evaluators import fold_turns
+
 from .errors import ExperimentError
 
 _CHUNK = 500  # run ids per query
 _RUN_COLUMNS = ["run_id", "case_id", "repeat_index", "passed", "status", "total_time_ms", "total_tokens",
-                "total_cost"]
+                "total_cost", "turn", "started_at"]
 _SCORE_COLUMNS = ["run_id", "name", "value", "passed", "source", "error", "higher_is_better"]
 UNIT_MARGIN = 0.05  # rates and scores in [0, 1]
 RELATIVE_MARGIN = 0.10  # any other metric: a share of its scale
@@ -64,7 +66,11 @@ class ExperimentRuns:
 
     def __init__(self, store: Any, name: str) -> None:
         self.name = name
-        self.runs = list(store.rows("runs", columns=_RUN_COLUMNS, where={"experiment": name}))
+        # A multi-turn case's turns are one unit (its last turn, latency, tokens and cost summed):
+        # see evaluators.fold_turns; ``members`` maps each unit to its runs.
+        folded = fold_turns(list(store.rows("runs", columns=_RUN_COLUMNS, where={"experiment": name})))
+        self.runs = [unit for unit, _ in folded]
+        self.members = {unit["run_id"]: ids for unit, ids in folded if len(ids) > 1}
         if not self.runs:
             known = sorted({r["experiment"] for r in store.rows("runs", columns=["experiment"])} - {None})
             raise UnknownExperiment(f"no experiment {name!r} in the store"
@@ -75,13 +81,28 @@ class ExperimentRuns:
         self.sources: dict[str, str] = {}  # score name -> its source (rule, llm, code, human)
         self.directions: dict[str, set[bool]] = defaultdict(set)  # score name -> the directions its rows declare
 
+    def _ids(self) -> list[str]:
+        return [run_id for r in self.runs for run_id in self.members.get(r["run_id"], (r["run_id"],))]
+
+    def _folded(self, by_run: dict[str, Any]) -> dict[str, Any]:
+        """Run id -> reading, with a multi-turn unit's the mean of its turns' values (else the
+        first of its turns' readings that is not a value)."""
+        for unit, ids in self.members.items():
+            readings = [by_run.pop(i) for i in ids if i in by_run]
+            values = [float(v) for v in readings if not isinstance(v, Missing) and math.isfinite(float(v))]
+            if values:
+                by_run[unit] = math.fsum(values) / len(values)
+            elif readings:
+                by_run[unit] = next((v for v in readings if isinstance(v, Missing)), readings[0])
+        return by_run
+
     def scores(self) -> dict[str, dict[str, Any]]:
         """Score name -> run id -> its reading: the value; for a score without one its pass
         (1 or 0: a pass/fail score); :data:`ERRORED` for a score that could not be made,
         :data:`EMPTY` for one with neither; for labels of one run by several people, their
         mean. Read once."""
         if ("scores", "*") not in self._read:
-            ids = [r["run_id"] for r in self.runs]
+            ids = self._ids()
             by_name: dict[str, dict[str, Any]] = defaultdict(dict)
             raters: dict[tuple[str, str], list[float]] = defaultdict(list)  # labels of one run by several people
             for start in range(0, len(ids), _CHUNK):
@@ -96,7 +117,7 @@ class ExperimentRuns:
             for (name, run_id), values in raters.items():  # one value a run: the people's mean
                 if len(values) > 1:
                     by_name[name][run_id] = math.fsum(values) / len(values)
-            self._read["scores", "*"] = dict(by_name)
+            self._read["scores", "*"] = {name: self._folded(by_run) for name, by_run in by_name.items()}
         return self._read["scores", "*"]
 
     def column(self, sheet: str, column: str) -> dict[str, Any]:
@@ -107,10 +128,10 @@ class ExperimentRuns:
             empty = UNKNOWN if column == "passed" else EMPTY
             return {r["run_id"]: empty if r[column] is None else r[column] for r in self.runs}
         if (sheet, column) not in self._read:
-            ids = [r["run_id"] for r in self.runs]
-            self._read[sheet, column] = {
+            ids = self._ids()
+            self._read[sheet, column] = self._folded({
                 row["run_id"]: EMPTY if row[column] is None else row[column] for start in range(0, len(ids), _CHUNK)
-                for row in self._store.rows(sheet, ids[start:start + _CHUNK], columns=["run_id", column])}
+                for row in self._store.rows(sheet, ids[start:start + _CHUNK], columns=["run_id", column])})
         return self._read[sheet, column]
 
 

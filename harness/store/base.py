@@ -24,9 +24,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import config
 from ..schema import ALL_SHEET_NAMES, ALL_SHEETS, SHEET_NAMES, Sheet, sheet as sheet_named
-from .errors import StoreError, StoreUnavailable
+from .errors import StoreBusy, StoreError, StoreUnavailable
 from .migrations import MIGRATIONS, SCHEMA_VERSION
-from .values import ROW_KEY, content_key, decode, encode_rows, json_text
+from .threads import link_turns
+from .values import ROW_KEY, content_key, decode, encode_rows, encode_value, json_text
 
 if TYPE_CHECKING:
     import pandas as pd  # imported when sheets are read: the writer process never needs it
@@ -179,6 +180,11 @@ class Store:
 
     def _before_close(self, conn: Any) -> None:
         """What the engine does with its connection before it is closed."""
+
+    def _lock_thread(self, thread_id: str) -> None:
+        """Inside a write transaction: wait for any other writer of this thread's runs (see
+        :mod:`.threads`); nothing to do where one writer at a time holds the whole store."""
+
     @property
     def location(self) -> str:
         """What ``Store(location)`` opens again, in any process (the writer process's key)."""
@@ -270,6 +276,7 @@ class Store:
                     if c.name not in have:
                         self._execute(f'ALTER TABLE "{s.name}" ADD COLUMN "{c.name}" {types[c.kind]}')
             self._execute(f'CREATE INDEX IF NOT EXISTS "{s.name}_run" ON "{s.name}"(run_id)')
+        self._execute('CREATE INDEX IF NOT EXISTS "runs_thread" ON "runs"(thread_id, started_at)')
         self._execute(
             "CREATE TABLE IF NOT EXISTS assessment_records ("
             "run_id TEXT PRIMARY KEY, company_name TEXT, record TEXT NOT NULL, updated_at TEXT)"
@@ -354,6 +361,7 @@ class Store:
                     problems.append(f"storing {name}: {outcome}")
                 else:
                     stored[name] = outcome
+            link_turns(self, rows.get("runs", ()))
             if derived is not None:
                 name = "rows derived from the run's"
                 try:
@@ -366,25 +374,33 @@ class Store:
         return problems
 
     def write_scores(self, rows: Sequence[Mapping[str, Any]], *, replace: bool = False,
-                     passed: Callable[[str | None, list[int | None]], bool | None]) -> int:
+                     passed: Callable[[str | None, list[dict[str, Any]]], bool | None],
+                     settled: Sequence[tuple[str, str, str]] = (), also: Sequence[str] = ()) -> int:
         """Write scores rows and, in the same transaction, each of their runs' pass:
-        ``passed(status, every pass of the run's scores)`` (the one definition, given by the
-        caller), stored in ``runs.passed``. ``replace``: a score of the same run and name is
-        overwritten; else it is kept and the new one skipped. Returns the rows written."""
-        if not rows:
+        ``passed(status, the run's scores rows: passed, error, scorer)`` (the one definition,
+        given by the caller), stored in ``runs.passed``. ``replace``: a score of the same run
+        and name is overwritten; else it is kept and the new one skipped. ``settled``: (run id,
+        row key, error) of places held for scores, removed first when they still hold that
+        error (the scorer has run: its scores take their place, whatever their names).
+        ``also``: runs whose pass is recomputed too (a thread's score that moved from them to a
+        later turn). Returns the rows written."""
+        if not rows and not settled and not also:
             return 0
-        ids = list(dict.fromkeys(str(r["run_id"]) for r in rows))
+        ids = list(dict.fromkeys([*(str(r["run_id"]) for r in rows), *(run_id for run_id, _, _ in settled), *also]))
         mark = self.placeholder
         # (immediate: it reads what it then writes, while other processes may be writing runs)
         with self.transaction(immediate=True):
-            written = self.replace("scores", rows) if replace else self._insert(sheet_named("scores"), rows)
+            if settled:
+                self._executemany(f'DELETE FROM "scores" WHERE {ROW_KEY} = {mark} AND error = {mark}',
+                                  [(key, error) for _, key, error in settled])
+            written = (self.replace("scores", rows) if replace else self._insert(sheet_named("scores"), rows)) if rows else 0
             statuses = {r["run_id"]: r["status"] for r in self.rows("runs", ids, columns=["run_id", "status"])}
-            passes: dict[str, list[int | None]] = {run_id: [] for run_id in statuses}
-            for r in self.rows("scores", ids, columns=["run_id", "passed"]):
-                passes.setdefault(r["run_id"], []).append(r["passed"])
+            scores: dict[str, list[dict[str, Any]]] = {run_id: [] for run_id in statuses}
+            for r in self.rows("scores", ids, columns=["run_id", "passed", "error", "scorer"]):
+                scores.setdefault(r["run_id"], []).append(r)
             updates = []
             for run_id, status in statuses.items():
-                verdict = passed(status, passes.get(run_id, []))
+                verdict = passed(status, scores.get(run_id, []))
                 updates.append((None if verdict is None else int(verdict), run_id))
             self._executemany(f'UPDATE "runs" SET passed = {mark} WHERE run_id = {mark}', updates)
         return written
@@ -410,6 +426,65 @@ class Store:
             if inserts:
                 self._executemany(self._insert_sql[s.name], inserts)
         return len(batch)
+
+    def update(self, sheet: str | Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
+        """Set some columns of rows already stored, each found by its ``row_key``: every
+        mapping holds the key and the columns to set (mappings may set different columns),
+        in one transaction (a savepoint of the caller's). A key the sheet does not hold
+        changes nothing; an unknown column is an error. Returns the rows changed."""
+        s = sheet if isinstance(sheet, Sheet) else sheet_named(sheet)
+        groups: dict[tuple[str, ...], list[list[Any]]] = {}
+        for row in rows:
+            names = tuple(n for n in row if n != ROW_KEY)
+            try:
+                kinds = [s.column(n).kind for n in names]
+            except KeyError as exc:
+                raise StoreError(str(exc.args[0])) from None
+            if names:
+                groups.setdefault(names, []).append(
+                    [*(encode_value(k, row[n]) for n, k in zip(names, kinds)), row[ROW_KEY]])
+        if not groups:
+            return 0
+        mark, changed = self.placeholder, 0
+        with self.transaction():
+            for names, batch in groups.items():
+                assignments = ", ".join(f'"{n}" = {mark}' for n in names)
+                changed += self._executemany(f'UPDATE "{s.name}" SET {assignments} WHERE {ROW_KEY} = {mark}', batch)
+        return changed
+
+    # --- one holder at a time -----------------------------------------------------------
+    @contextlib.contextmanager
+    def exclusive(self, key: str) -> Iterator[None]:
+        """Hold ``key`` for the ``with`` block, alone among every process using this store
+        (e.g. one rescore of an experiment at a time); :class:`StoreBusy` at once when another
+        holds it. Released when the block ends, and by the system when the process dies (an
+        engine's lock: a file lock beside a SQLite file, a PostgreSQL session advisory lock)."""
+        token = (self.location, key)
+        with _held_lock:
+            if token in _held:
+                raise StoreBusy(f"{key!r} is held by another task of this process")
+            _held.add(token)
+        try:
+            with self._lock:
+                taken = self._try_hold(key)
+            if not taken:
+                raise StoreBusy(f"{key!r} is held by another process using store {self.display!r}")
+            try:
+                yield
+            finally:
+                with self._lock, contextlib.suppress(Exception):
+                    self._let_go(key)
+        finally:
+            with _held_lock:
+                _held.discard(token)
+
+    def _try_hold(self, key: str) -> bool:
+        """Take the engine's lock of ``key`` without waiting; whether it was free (by default:
+        a store no other process can open needs none)."""
+        return True
+
+    def _let_go(self, key: str) -> None:
+        """Release the engine's lock of ``key``."""
 
     # --- reading ------------------------------------------------------------------------
     def rows(
@@ -614,6 +689,14 @@ class Store:
 #: child inherited, kept referenced so they are never used or closed there.
 _open_stores: weakref.WeakSet[Store] = weakref.WeakSet()
 _inherited: list[Any] = []
+#: (store location, key) held by :meth:`Store.exclusive` in this process.
+_held: set[tuple[str, str]] = set()
+_held_lock = threading.Lock()
+
+
+def lock_number(key: str) -> int:
+    """A key as a signed 64-bit number (PostgreSQL's advisory lock id, a byte of a lock file)."""
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
 
 
 def _after_fork_in_child() -> None:

@@ -10,3 +10,7 @@ class StoreError(RuntimeError):
 class StoreUnavailable(StoreError):
     """The store cannot be used now (cannot be opened, read-only, full, locked, unreachable),
     as opposed to a row it refuses; a run that meets this is spooled (:mod:`.spool`)."""
+
+
+class StoreBusy(StoreError):
+    """What :meth:`Store.exclusive` was asked to hold is held by another process or task."""

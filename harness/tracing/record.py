@@ -19,7 +19,9 @@ from uuid import UUID
 
 from opentelemetry import trace
 
+from .. import costs
 from . import rows as _rows
+from . import turns
 from .agents import Agent, attribute
 from .events import Event, assemble
 from ..secrets.redact import Redactor, host_secrets, portable, redactor
@@ -77,10 +79,11 @@ class RunRecord:
     outer_context: tuple[int, int, int, bool] | None = None
     events: list[Event] | None = None  # the log, assembled (then the log is let go)
     attributed: dict[Event, Agent] | None = None  # each event's agent, worked out on first use
-    #: prices in force in the host that differ from the bundled table (model -> (input, output))
-    prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    #: prices in force in the host that differ from the bundled table (model -> Price.as_data())
+    prices: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     #: a dataset case's checks, scored in the host: ``answer`` (the answer check's score and
-    #: what it compared, or None) and ``require_tools``; None outside experiments
+    #: what it compared, or None), ``require_tools`` and ``pending`` (the experiment's scorers
+    #: still to run: (score name, scorer) pairs); None outside experiments
     checks: Mapping[str, Any] | None = None
 
     def assembled(self) -> list[Event]:
@@ -163,6 +166,12 @@ def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, l
         except Exception:  # noqa: BLE001
             record.count_error("evaluation")
     rows["runs"] = [_runs_row(record, rows, tree.agents)]
+    try:  # its place in its thread: what it stopped at, what it resumed with (turn: the store's)
+        events = record.assembled()
+        rows["runs"][0].update(interrupts=turns.interrupts(events, tree.owner, redact),
+                               resume=turns.resume(events, redact))
+    except Exception:  # noqa: BLE001
+        record.count_error("reading the run's interrupts")
     _score(record, rows)
     return rows
 
@@ -170,19 +179,33 @@ def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, l
 def _score(record: RunRecord, rows: dict[str, list[dict[str, Any]]]) -> None:
     """The run's judgements as ``scores`` rows (:func:`evaluators.built_in_scores`), and its
     pass from them (:func:`evaluators.run_passed`, the one definition)."""
-    from evaluators import built_in_scores, run_passed
+    from evaluators import NOT_SCORED, ScoreResult, SourcedScore, built_in_scores, run_passed
 
     try:
         checks = record.checks or {}
         scores = built_in_scores(rows, status=record.status, experiment=record.checks is not None,
                                  answer=checks.get("answer"), require_tools=bool(checks.get("require_tools")))
+        if checks.get("turns"):  # a multi-turn case's verdict on its turns (harness.experiment.turns)
+            scores.append(turns_score(checks["turns"]))
     except Exception:  # noqa: BLE001 - the run's rows stand without its scores
         record.count_error("scoring")
         return
+    # An experiment's scorers run once the run is stored: until each has, its score is the
+    # error NOT_SCORED (replaced by the score), so the run's pass is unknown, never early.
+    scores += [SourcedScore(ScoreResult(name, None, None, "", NOT_SCORED), "code", spec)
+               for name, spec in (record.checks or {}).get("pending", ())]
     if scores:
-        rows["scores"] = [score_row(record.run_id, scored) for scored in scores]
-    passed = run_passed(record.status, [scored.result.passed for scored in scores])
+        rows["scores"] = list({row["row_key"]: row for row in (score_row(record.run_id, s) for s in scores)}.values())
+    passed = run_passed(record.status, rows.get("scores", ()))
     rows["runs"][0]["passed"] = None if passed is None else int(passed)
+
+
+def turns_score(verdict: Mapping[str, Any]) -> Any:
+    """A multi-turn case's ``turns`` verdict (value, passed, explanation) as its rule score."""
+    from evaluators import ScoreResult, SourcedScore
+
+    return SourcedScore(ScoreResult("turns", float(verdict["value"]), bool(verdict["passed"]),
+                                    str(verdict.get("explanation") or "")), "rule", "harness.experiment.turns")
 
 
 def score_row(run_id: str, scored: Any, created_at: str | None = None) -> dict[str, Any]:
@@ -218,7 +241,6 @@ def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]],
     tools = list(dict.fromkeys(r["tool_name"] for r in rows.get("tool_calls", [])))
     evaluations = [r.get("overall_score") for r in rows.get("evaluations", []) if r.get("overall_score") is not None]
     tokens = [r["total_tokens"] for r in llm_rows if r.get("total_tokens") is not None]
-    run_costs = [r["total_cost"] for r in llm_rows if r.get("total_cost") is not None]
     end_ns = record.end_ns
     root = next(iter(record.spans.values()), None)
     row = {
@@ -243,7 +265,10 @@ def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]],
         "thread_id": _thread_id(record),
         "error": record.error,
         "total_tokens": sum(tokens) if tokens else None,
-        "total_cost": round(sum(run_costs), 8) if run_costs else None,
+        "total_cost": costs.sum_costs(r.get("total_cost") for r in llm_rows),
+        "cache_read_tokens": _token_sum(llm_rows, "cache_read_tokens"),
+        "cache_write_tokens": _token_sum(llm_rows, "cache_write_5m_tokens", "cache_write_1h_tokens"),
+        "reasoning_tokens": _token_sum(llm_rows, "reasoning_tokens"),
         "harness_errors": record.errors,
         "row_key": f"{record.run_id}:runs",
     }
@@ -251,6 +276,12 @@ def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]],
         row.update(trace_id=root[0], span_id=root[1])
     row.update({k: v for k, v in record.result.items() if k not in ("run_id", "row_key")})
     return row
+
+
+def _token_sum(rows: Sequence[Mapping[str, Any]], *columns: str) -> int | None:
+    """The sum of ``columns`` over the calls that report them; None when none does."""
+    known = [r[c] for r in rows for c in columns if r.get(c) is not None]
+    return sum(known) if known else None
 
 
 def _thread_id(record: RunRecord) -> Any:
@@ -320,8 +351,7 @@ def derived_rows(entry: Mapping[str, Any], stored: Mapping[str, int]) -> dict[st
     if entry["profile"] == "credit" and rows.get("runs"):
         scored = log_test_score(log["verification_status"])
         run = dict(rows["runs"][0])
-        passed = run_passed(run.get("status"), [*(s.get("passed") for s in rows.get("scores", ())),
-                                                scored.result.passed])
+        passed = run_passed(run.get("status"), [*rows.get("scores", ()), scored.result])
         run["passed"] = None if passed is None else int(passed)
         out.update(scores=[score_row(entry["run_id"], scored)], runs=[run])
     return out

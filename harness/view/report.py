@@ -30,6 +30,7 @@ from .judges import agreement_figure, agreement_html
 from .formats import abbreviate, money, number
 from .model import RunView, TreeEntry, last_frames
 from .read import list_runs, load_runs
+from .thread_report import conversations, thread_data, turn_detail
 
 #: Runs in a report unless ``limit`` says otherwise: the newest of the selection.
 DEFAULT_LIMIT = 10_000
@@ -59,7 +60,7 @@ def _asset(name: str) -> str:
 
 #: The report's script, in parts by what they draw (static/); they share one scope, each
 #: using what the others define, and run in this order.
-SCRIPT_PARTS = ("base.js", "list.js", "waterfall.js", "panel.js", "run.js", "compare.js", "route.js")
+SCRIPT_PARTS = ("base.js", "list.js", "waterfall.js", "panel.js", "run.js", "compare.js", "thread.js", "route.js")
 
 
 def script() -> str:
@@ -142,7 +143,8 @@ def run_data(view: RunView) -> dict[str, Any]:
         "st": r.get("status"), "ms": _round(r.get("total_time_ms")), "tok": r.get("total_tokens"),
         "cost": r.get("total_cost"), "eval": r.get("evaluation_score"), "exp": r.get("experiment"),
         "case": r.get("case_id"), "model": r.get("model"), "err": abbreviate(r.get("error"), 400) or None,
-        "start": r.get("started_at"), "pass": r.get("passed"),
+        "start": r.get("started_at"), "pass": "?" if r.get("pass_unknown") else r.get("passed"),
+        **thread_data(r),
     }
 
 
@@ -155,6 +157,8 @@ def detail(view: RunView) -> dict[str, Any]:
     entries = list(view.entries())
     out = {"rows": [_entry(view, depth, e) for depth, e in entries], "span": _round(view.span_ms),
            "t0": _round(view.started_ms), "err": _bounded(view.run.get("error")), "scores": _scores(view.scores)}
+    if view.run.get("thread_id") is not None:
+        out["turn"] = turn_detail(view)
     agents = view.agents()
     if agents is not None:
         out["agents"] = [agents.get(e.id) for _, e in entries]
@@ -235,6 +239,7 @@ def render(views: Iterable[RunView], *, source: str, selected: int | None = None
             pending = []
     if pending:
         blocks.append(packed(tabled(pending)))
+    conversations(runs)
     paired = compare_view(cases, compare, _json_for_script)
     data = {"runs": runs, "source": source, "block": BLOCK_RUNS, "compare": paired.data,
             "judges": {a["score"]: f"{agreement_figure(a)} against {a['label']}" for a in agreements}}
@@ -273,6 +278,7 @@ def render(views: Iterable[RunView], *, source: str, selected: int | None = None
         "<div id=waterfall class=waterfall></div></div>"
         "<aside id=entry class=panel aria-live=polite aria-label='The call picked in the waterfall'></aside></div>"
         "<h3>Scores</h3><div id=scores></div></section>"
+        "<section id=thread hidden></section>"
         "</main><div id=tip role=tooltip hidden></div>"
         f"<script type=application/json id=report-data>{_json_for_script(data)}</script>"
         # The script comes before the packed details: the list is on screen while the parser

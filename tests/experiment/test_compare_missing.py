@@ -106,3 +106,23 @@ def test_a_pass_fail_label_is_a_value_and_a_label_on_one_side_only_is_missing_on
     m = h.compare("base", "cand", metrics=["reviewed"]).metric("reviewed")
     assert (m.n, m.a, m.b, m.test, m.cases_lost, m.runs_missing) == (1, 1.0, 0.0, "exact_binomial_discordant", 3,
                                                                      (0, 3))
+
+
+def test_a_gating_scorer_that_failed_on_every_baseline_run_cannot_pass_the_gate(h, capsys):
+    """The whole path: rescoring the baseline with a scorer that raises leaves its runs' pass
+    unknown; the candidate had regressed 1.0 -> 0.19; the gate fails, and says which side."""
+    write_experiment(h.store, "base", [1] * 16)
+    write_experiment(h.store, "cand", [1] * 3 + [0] * 13)
+    assert h.compare("base", "cand").metric("pass_rate").verdict == "regressed"
+
+    def check(run, case):
+        raise ConnectionError("the grading service is down")
+
+    h.rescore("base", [check])
+    assert {r["passed"] for r in h.store.rows("runs", columns=["passed"], where={"experiment": "base"})} == {None}
+    c = h.compare("base", "cand")
+    assert c.metric("pass_rate").runs_missing == (16, 0) and c.regressed and c.missing_data
+    assert any(w.startswith("16 run(s) whose pass is unknown") and w.endswith("(base 16, cand 0)")
+               for w in c.warnings)
+    h.flush()
+    assert run_cli("compare", "base", "cand", "--store", str(h.store.location), "--fail-on-regression") == 1

@@ -249,3 +249,29 @@ def test_sheets_read_only_the_runs_sheets_and_columns_asked_for(tmp_path):
     assert list(per_sheet["tool_calls"].columns)[:3] == ["run_id", "company_name", "node"]
     with pytest.raises(KeyError, match="no sheet read has column"):
         store.sheets(sheets=["runs"], columns=["tool_name"])
+
+
+def test_a_store_from_before_unknown_passes_has_its_errored_scores_made_unknown(tmp_path):
+    """Version 9: a score that could not be made used to fail its run (passed 0); opened now,
+    its pass and its run's are unknown (empty), unless another score failed the run or the
+    run did not complete."""
+    path = tmp_path / "old.db"
+    store = Store(path)
+    store.write("runs", [{"run_id": r, "status": s, "passed": 0, "harness_errors": 0}
+                         for r, s in (("errored", "completed"), ("also-failed", "completed"), ("crashed", "failed"))])
+    store.write("scores", [
+        {"run_id": "errored", "name": "mine", "passed": 0, "error": "KeyError: 'x'", "scorer": "m:mine"},
+        {"run_id": "errored", "name": "completed", "passed": 1, "scorer": "harness.scorers.completed"},
+        {"run_id": "also-failed", "name": "mine", "passed": 0, "error": "KeyError: 'x'", "scorer": "m:mine"},
+        {"run_id": "also-failed", "name": "answer", "passed": 0, "scorer": "harness.scorers.exact"},
+        {"run_id": "crashed", "name": "mine", "passed": 0, "error": "KeyError: 'x'", "scorer": "m:mine"}])
+    store.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE harness_meta SET value = '8' WHERE key = 'schema_version'")
+    store = Store(path)
+    try:
+        assert {r["run_id"]: r["passed"] for r in store.rows("runs")} == {
+            "errored": None, "also-failed": 0, "crashed": 0}
+        assert {(r["run_id"], r["name"]): r["passed"] for r in store.rows("scores")}[("errored", "mine")] is None
+    finally:
+        store.close()

@@ -73,8 +73,8 @@
   }
   function money(v) { return v === null || v === undefined ? "—" : "$" + num(v); }
   function score(v) { return v === null || v === undefined ? "—" : v.toFixed(2); }
-  /* A run's pass (runs.passed): yes, no, or — when no score gates it. */
-  function passWord(v) { return v === null || v === undefined ? "—" : v ? "yes" : "no"; }
+  /* A run's pass (runs.passed): yes, no, ? when a score that could gate it could not be made, or — when none gates it. */
+  function passWord(v) { return v === "?" ? "?" : v === null || v === undefined ? "—" : v ? "yes" : "no"; }
   function two(n) { return String(n).padStart(2, "0"); }
   function when(iso) {
     if (!iso) { return "—"; }

@@ -1,10 +1,11 @@
   /* ---- scores ------------------------------------------------------------------------ */
   var PASS_SENTENCES = {yes: "every score that gates the run holds", no: "a score that gates the run does not hold",
-    "—": "no score gates the run"};
+    "?": "unknown: a score that could gate the run could not be made (see its error)", "—": "no score gates the run"};
   /* Every score of the run (its scores sheet: checks, judges, scorers, labels), led by its pass. */
   function drawScoreList(box, scores) {
-    var word = passWord(scores.passed), lead = el("p", "pass-line");
-    lead.appendChild(el("span", "badge " + (word === "yes" ? "pass" : word === "no" ? "fail" : "ungated"), "pass: " + word));
+    var word = scores.pass_unknown ? "?" : passWord(scores.passed), lead = el("p", "pass-line");
+    lead.appendChild(el("span", "badge " + (word === "yes" ? "pass" : word === "no" ? "fail" : word === "?" ? "error" : "ungated"),
+      "pass: " + word));
     lead.appendChild(document.createTextNode(" " + PASS_SENTENCES[word]));
     box.appendChild(lead);
     var table = el("table", "summary score-list"), head = el("tr"), body = el("tbody");
@@ -77,6 +78,7 @@
     });
     var section = document.getElementById("run"), header = document.getElementById("run-head");
     section.hidden = false;
+    document.getElementById("thread").hidden = true;
     header.textContent = "";
     header.appendChild(el("h2", "", run.id));
     var facts = [run.wf, run.subj ? "subject " + run.subj : null,
@@ -87,9 +89,10 @@
     p.appendChild(el("span", "badge " + run.st, run.st));
     if (run.pass !== null && run.pass !== undefined) {
       p.appendChild(document.createTextNode(" "));
-      p.appendChild(el("span", "badge " + (run.pass ? "pass" : "fail"), "pass: " + passWord(run.pass)));
+      p.appendChild(el("span", "badge " + (run.pass === "?" ? "error" : run.pass ? "pass" : "fail"), "pass: " + passWord(run.pass)));
     }
     p.appendChild(document.createTextNode(" " + facts.join(" · ")));
+    if (run.th) { p.appendChild(document.createTextNode(" · ")); p.appendChild(threadLink(run)); }
     header.appendChild(p);
     var error = run.err ? header.appendChild(el("div", "error", run.err)) : null;
     var waterfallBox = document.getElementById("waterfall"), entryBox = document.getElementById("entry");
