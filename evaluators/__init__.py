@@ -79,6 +79,7 @@ from ._evaluation import (
     synthesis_quality,
 )
 from ._generic import generic_run_rows, run_latency_ms
+from ._score_rules import expected_pass
 from ._threads import THREAD_STATUSES, conversation, fold_turns, thread_passed, thread_status, total
 from ._scores import (
     MAX_NAME_CHARS,
@@ -296,6 +297,7 @@ __all__ = [
     "data_quality",
     "default_check",
     "eval_status",
+    "expected_pass",
     "evaluation_overall",
     "evaluation_row",
     "final_answer_quality",

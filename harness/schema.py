@@ -165,8 +165,9 @@ SHEETS: tuple[Sheet, ...] = (
         _TIMESTAMP,
         _GENERATED_BY,
     ), extra=(
-        Column("workflow", "Extra", "text", "The name the run was started with (``workflow=``; ``credit_analysis`` "
-               "for credit runs).", "the run"),
+        Column("workflow", "Extra", "text", "What ran, by one rule: the name given (``workflow=``, ``--workflow``; "
+               "``credit_analysis`` for credit runs), else the graph's own name unless it is LangGraph's default, "
+               "else the attribute it was loaded from (``harness wrap module:ATTR``).", "the run"),
         Column("batch_id", "Extra", "text", "The group of repeated or compared runs of one company it belongs to.",
                "the batch"),
         Column("thread_id", "Extra", "text", "LangGraph's ``thread_id`` the graph ran with, wherever it was given "
@@ -196,10 +197,11 @@ SHEETS: tuple[Sheet, ...] = (
                "pass. An experiment's runs always have a gate (their completed score); a credit run's "
                "evaluation and log test gate it.", "evaluators.run_passed(status, scores)",
                bounds=(0, 1)),
-        Column("inputs", "Extra", "json", "The input the experiment ran the graph on (the dataset case's input), "
-               "cut at 1 MB.", "the experiment runner"),
+        Column("inputs", "Extra", "json", "What the run gave the graph (a dataset case's input; under "
+               "``Harness.run``, the input of the graph it invoked, a list of them for several), cut at 1 MB of "
+               "JSON.", "the run"),
         Column("outputs", "Extra", "json", "What the graph returned, as JSON (a message as its type and content), "
-               "cut at 1 MB; empty when the run failed.", "the experiment runner"),
+               "cut at 1 MB of JSON; empty when the run failed.", "the run"),
         Column("reference", "Extra", "json", "The dataset case's reference fields (reference_answer, "
                "expected_tools, reference_trajectory, answer_check, answer_path, threshold, tolerance, "
                "require_tools, metadata), so a run can be scored again without the dataset.",
@@ -793,6 +795,9 @@ SCORES = Sheet("scores", "Us", "One row per judgement of a run: a built-in check
 ), extra=(
     Column("thread_id", "Extra", "text", "The thread a thread scorer judged (its score is kept once per thread, on "
            "the thread's last run when it was scored); empty for a score of one run.", "the scorer"),
+    Column("experiment", "Extra", "text", "The experiment of the score's run (its runs.experiment), so the sheet "
+           "reads alone; empty for a run outside experiments.", "the run"),
+    Column("case_id", "Extra", "text", "The dataset case of the score's run (its runs.case_id).", "the run"),
     Column("higher_is_better", "Extra", "int", "Which way the score is better, as its scorer declared it: 1 "
            "higher, 0 lower (a count of model calls, a cost), empty when it did not say (compare then takes higher "
            "as better).", "the scorer", bounds=(0, 1)),

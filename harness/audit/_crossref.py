@@ -74,6 +74,8 @@ class Facts:
     # run -> model -> the summed total_cost of the run's calls of that model (None: a call
     # without a cost), models in the order of their first call; judge calls left out
     model_costs: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    #: run -> (runs.experiment, runs.case_id): what its scores rows say beside them
+    places: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     scored: bool = False  # the source has a scores sheet
     score_passes: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
     # (run, name, value, passed, source, error, rater) of labels, judges and scorers (scores sheet)
@@ -168,23 +170,40 @@ class Facts:
                 self.checks[run] = (number_or_none(score), number_or_none(found.get("threshold")),
                                     found.get("require_tools") is True)
 
+    def from_runs(self, table: Table) -> None:
+        for run, experiment, case in zip(table.column("run_id"), _column(table, "experiment"),
+                                         _column(table, "case_id")):
+            self.places[run] = (None if is_empty(experiment) else experiment, None if is_empty(case) else case)
+
     def from_scores(self, table: Table) -> None:
         """The pass, error and scorer of each score of each run (an empty pass: a score that
         does not gate its run; an error: a score that could not be made, whose pass is
-        unknown), and the judgements agreement reads: people's labels and the judges' and
-        scorers' scores."""
-        errors = table.column("error") if table.has("error") else [None] * len(table.rows)
-        scorers = table.column("scorer") if table.has("scorer") else [None] * len(table.rows)
-        for run, passed, error, scorer in zip(table.column("run_id"), table.column("passed"), errors, scorers):
-            value = number_or_none(passed) if not is_empty(passed) else None
-            self.score_passes[run].append({"passed": None if value is None else int(value == 1),
-                                           "error": None if is_empty(error) else error,
-                                           "scorer": None if is_empty(scorer) else str(scorer).strip()})
+        unknown), the pass being the one its value gives where a rule decides it (see
+        :func:`check_scores`), else its cell; and the judgements agreement reads: people's
+        labels and the judges' and scorers' scores."""
+        for _, row in table.records():
+            stored, expected = self.score_pass(row)
+            error, scorer = row.get("error"), row.get("scorer")
+            self.score_passes[row["run_id"]].append({
+                "passed": int(expected) if expected is not None else stored,
+                "error": None if is_empty(error) else error,
+                "scorer": None if is_empty(scorer) else str(scorer).strip()})
         raters = table.column("rater") if table.has("rater") else repeat(None)
         for row in zip(table.column("run_id"), table.column("name"), table.column("value"), table.column("passed"),
                        table.column("source"), table.column("error"), raters):
             if row[4] in ("human", "llm", "code") and is_empty(row[5]) and type(row[1]) is str:
                 self.judgements.append(row)
+
+    def score_pass(self, row: Mapping[str, Any]) -> tuple[int | None, bool | None]:
+        """A score row's pass as its cell says (1, 0 or None) and as its value gives it
+        (:func:`evaluators.expected_pass`; None where no rule decides it)."""
+        cell = row.get("passed")
+        number = number_or_none(cell) if not is_empty(cell) else None
+        stored = None if number is None else int(number == 1)
+        value = number_or_none(row.get("value")) if not is_empty(row.get("value")) else None
+        name = str(row.get("name"))
+        threshold = self.checks.get(row["run_id"], (None, None, False))[1] if name == "answer" else None
+        return stored, evaluators.expected_pass(name, row.get("source"), value, stored, threshold=threshold)
 
     def passed(self, row: Mapping[str, Any]) -> bool | None:
         """The run's pass as the sheets give it: from its scores (:func:`evaluators.run_passed`)
@@ -211,6 +230,28 @@ class Facts:
         for _, row in table.records():
             if row.get("status") == "ok":
                 self.assessment[row["run_id"]] = row
+
+
+def _column(table: Table, name: str) -> Any:
+    return table.column(name) if table.has(name) else repeat(None)
+
+
+def check_scores(table: Table, facts: Facts, check: Checker) -> None:
+    """Each score row against what its inputs give: a pass a rule decides from the value
+    (:func:`evaluators.expected_pass`; an answer check at its case's threshold, from
+    ``agent_metrics.answer_details``), and its ``experiment`` and ``case_id``, its run's."""
+    for i, row in table.records():
+        run, name = row["run_id"], row.get("name")
+        _, expected = facts.score_pass(row)
+        if expected is not None:
+            threshold = facts.checks.get(run, (None, None, False))[1] if name == "answer" else None
+            check.check(i, row, "passed", int(expected),
+                        f"passed = evaluators.expected_pass({name}, its value"
+                        + (f", threshold {threshold:g})" if threshold is not None else ")"), "recompute")
+        if run in facts.places:
+            experiment, case = facts.places[run]
+            check.check(i, row, "experiment", experiment, "experiment = the run's runs.experiment", "cross-sheet")
+            check.check(i, row, "case_id", case, "case_id = the run's runs.case_id", "cross-sheet")
 
 
 def _plus(a: float | None, b: float | None) -> float | None:

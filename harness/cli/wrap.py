@@ -7,6 +7,7 @@ MODULE:ATTR names a compiled graph or a zero-argument factory that returns one, 
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ import typer
 
 from ._errors import UsageError
 from ._open import load_prices_option, open_harness
-from ._output import clip, progress, say, show
+from ._output import clip, progress, say, show, show_json
 from ._paths import writable_file
 
 
@@ -103,6 +104,10 @@ def command(
         help="RunnableConfig to merge (configurable, recursion_limit, ...): JSON or @file.json.")] = None,
     context: Annotated[Optional[str], typer.Option(
         help="LangGraph runtime context (context=): JSON or @file.json.")] = None,
+    workflow: Annotated[Optional[str], typer.Option(
+        help="The runs' workflow name (default: the graph's own name, else ATTR).")] = None,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="With --input: print the graph's result as JSON, nothing else.")] = False,
     scorer: Annotated[Optional[list[str]], typer.Option(
         "--scorer", help="Your own scorer MODULE:FUNCTION, a function of (run, case) (repeatable); with --dataset.")] = None,
     thread_scorer: Annotated[Optional[list[str]], typer.Option(
@@ -131,11 +136,12 @@ def command(
                               ("--scorer-isolation", None if scorer_isolation == "thread" else scorer_isolation)):
             if value is not None:
                 raise UsageError(f"{option} goes with --dataset")
-    elif any(v is not None for v in (subject, expected_tools, reference_trajectory)):
-        raise UsageError("--subject, --expected-tools and --reference-trajectory go with --input; "
+    elif any(v is not None for v in (subject, expected_tools, reference_trajectory)) or as_json:
+        raise UsageError("--subject, --expected-tools, --reference-trajectory and --json go with --input; "
                          "a dataset case carries its own")
-    if subject is not None and not subject.strip():
-        raise UsageError("--subject needs a value, got an empty one")
+    for option, value in (("--subject", subject), ("--workflow", workflow)):
+        if value is not None and not value.strip():
+            raise UsageError(f"{option} needs a value, got an empty one")
     try:
         if experiment is not None:
             check_name(experiment)
@@ -165,14 +171,19 @@ def command(
                 concurrency=concurrency or (4 if dataset is not None else 1), timeout=timeout, config=run_config,
                 context=run_context, sync=sync, append=append, shard=shard_of, judge=judge, scorers=scorers,
                 thread_scorers=thread_scorers, scorer_timeout=scorer_timeout, scorer_isolation=scorer_isolation,
-                on_scored=scored.append, on_threads_scored=scored.append)
+                on_scored=scored.append, on_threads_scored=scored.append, workflow=workflow)
     run_ids = [run.run_id for run in runs]
     for run in runs:
         if run.status != "completed":
             say(f"harness: run {run.run_id} failed: {run.error}")
-    _table(harness, target, run_ids, experiment=name is not None)
+    if as_json:
+        _print_results(harness, run_ids, as_json=True)
+    else:
+        _table(harness, target, run_ids, experiment=name is not None)
     if name is not None:
         _experiment_line(harness, name, runs)
+    elif not as_json:
+        _print_results(harness, run_ids, as_json=False)
     if excel is not None:
         try:
             harness.export_excel(excel, run_ids)
@@ -257,6 +268,31 @@ def _experiment_line(harness: Any, name: str, runs: list) -> None:
         f"{f', {unknown} unknown (a score could not be made)' if unknown else ''}"
         f"{f', {failed} failed' if failed else ''}; store {harness.store.display}", err=False, whole=True)
     print_score_summary(harness.store, [r.run_id for r in runs])
+
+
+def _print_results(harness: Any, run_ids: list[str], *, as_json: bool) -> None:
+    """What the graph returned, as the store keeps it (``runs.outputs``: JSON, secrets
+    redacted): ``--json``, the value (a list of them for several runs; null for a failed
+    run); else its answer (the last AI message's text, else the whole output) under a line
+    saying which run it is."""
+    from rich.text import Text
+
+    from harness.experiment.answer import answer_of
+
+    stored = {r["run_id"]: r for r in harness.store.rows("runs", run_ids, columns=["run_id", "status", "outputs"])}
+    outputs = [stored.get(run_id, {}).get("outputs") for run_id in run_ids]
+    if as_json:
+        show_json(outputs[0] if len(outputs) == 1 else outputs)
+        return
+    for run_id, output in zip(run_ids, outputs):
+        if stored.get(run_id, {}).get("status") != "completed":
+            continue
+        messages = isinstance(output, dict) and isinstance(output.get("messages"), list)
+        text = answer_of(output) if messages else json.dumps(output, indent=2, ensure_ascii=False)
+        which = f" of run {run_id}" if len(run_ids) > 1 else ""
+        say(f"result{which}" + (" (its last AI message; --json prints the whole output):" if messages else ":"),
+            err=False)
+        show(Text(text if text is not None else "(no AI message)"))
 
 
 def print_score_summary(store: Any, run_ids: list[str], only: set[str] | None = None) -> None:

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 from evaluators import fold_turns, pass_rate, thread_passed
 
 from ..store import StoreError
-from ..tracing.encode import Truncated, jsonable_prefix, payload_cut
+from ..tracing.encode import run_payload
+from ..tracing.record import workflow_name
 from ..secrets.redact import host_redactor
 from .answer import model_judge, score_answer
 from .dataset import Case, Dataset, DatasetError, load_dataset, turn_mapping
@@ -79,8 +80,9 @@ class Experiment:
     thread_scoring: Any = None
 
     def summary(self) -> pd.DataFrame:
-        """One row per case: runs, passed (the pass rate over its repeats), failed runs and the
-        means of answer score, tool F1, trajectory match, latency, tokens and cost."""
+        """One row per case: ``runs``, ``pass_rate`` (over its runs that have a pass,
+        ``runs_with_pass`` of them), ``failed_runs`` (runs that did not complete) and the means
+        of answer score, tool F1, trajectory match, latency, tokens and cost."""
         return case_summary(self.harness, self.name)
 
     def __repr__(self) -> str:
@@ -139,7 +141,7 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
               repeats: int = 1, concurrency: int = 4, timeout: float | None = None,
               config: Mapping[str, Any] | None = None, context: Any = None, sync: bool = False,
               append: bool = False, shard: tuple[int, int] | None = None, judge: Any = None,
-              scorers: Sequence[Any] = (), on_done: Callable[[Run], None] | None = None,
+              scorers: Sequence[Any] = (), workflow: str | None = None, on_done: Callable[[Run], None] | None = None,
               on_scored: Callable[[Any], None] | None = None, thread_scorers: Sequence[Any] = (),
               on_threads_scored: Callable[[Any], None] | None = None, scorer_timeout: float = DEFAULT_TIMEOUT,
               scorer_isolation: str = "thread") -> list[Run]:
@@ -148,8 +150,10 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
     pass, then scored by ``scorers``: see :mod:`.scoring`); without, they are plain runs.
     Each scorer call, and a case's semantic or judge answer check, is limited to
     ``scorer_timeout`` seconds; ``scorer_isolation`` is ``thread`` or ``process``
-    (:mod:`.scorer_call`). From inside a running event loop (a notebook) the runs go on a
-    thread of their own. Raises :class:`ExperimentError` or :class:`DatasetError` before any
+    (:mod:`.scorer_call`). Their workflow is named by
+    :func:`~harness.tracing.record.workflow_name`: ``workflow``, else the graph's own name,
+    else the attribute of ``target`` (``module:ATTR``). From inside a running event loop (a
+    notebook) the runs go on a thread of their own. Raises :class:`ExperimentError` or :class:`DatasetError` before any
     run starts when it cannot run; Ctrl-C raises :class:`~.scoring.Interrupted` (a
     ``KeyboardInterrupt``) saying what was stored and what was not scored."""
     if name is not None:
@@ -191,6 +195,7 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
             record["shards"] = sorted({*map(tuple, record.get("shards") or []), shard})
         store.save_experiment(name, record)
     jobs = [(case, have.get(case.id, 0) + r) for case in cases for r in range(repeats)]
+    named = workflow_name(workflow, getattr(graph, "name", None), target.rsplit(":", 1)[-1] if ":" in target else None)
     commit = None
     # Scored while the runs go, a batch at a time, as the writer stores them (a scorer named
     # like a built-in check, e.g. tool_f1(require=True), replaces that check's score).
@@ -201,7 +206,7 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
         with contextlib.ExitStack() as stack:
             if name is not None:  # read while the runs go
                 commit = stack.enter_context(concurrent.futures.ThreadPoolExecutor(1)).submit(git_commit)
-            runs = in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=target.rsplit(":", 1)[-1],
+            runs = in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=named,
                                         concurrency=concurrency, timeout=timeout, config=dict(config or {}),
                                         context=context, sync=sync, judge=grader, on_done=on_done,
                                         on_written=on_written, pending=pending, check_timeout=limits.timeout))
@@ -290,8 +295,8 @@ def _models(store: Any, name: str) -> list[str]:
     return sorted(seen)
 
 
-async def _run_all(harness: Harness, graph: Any, jobs: list[tuple[Case, int]], *, name: str | None, workflow: str,
-                   concurrency: int, timeout: float | None, config: dict[str, Any], context: Any, sync: bool,
+async def _run_all(harness: Harness, graph: Any, jobs: list[tuple[Case, int]], *, name: str | None,
+                   workflow: str | None, concurrency: int, timeout: float | None, config: dict[str, Any], context: Any, sync: bool,
                    judge: Any, on_done: Callable[[Run], None] | None,
                    on_written: Callable[[str], None] | None = None, pending: tuple[tuple[str, str], ...] = (),
                    check_timeout: float | None = None) -> list[Run]:
@@ -351,7 +356,7 @@ async def _invoke(run: Run, graph: Any, given: Any, *, timeout: float | None, co
     return output, completed
 
 
-async def _run_case(harness: Harness, graph: Any, case: Case, repeat: int, *, name: str | None, workflow: str,
+async def _run_case(harness: Harness, graph: Any, case: Case, repeat: int, *, name: str | None, workflow: str | None,
                     timeout: float | None, config: dict[str, Any], context: Any, sync: bool, judge: Any,
                     pending: tuple[tuple[str, str], ...] = (), check_timeout: float | None = None) -> Run:
     run_id = str(uuid.uuid4())
@@ -367,13 +372,15 @@ async def _run_case(harness: Harness, graph: Any, case: Case, repeat: int, *, na
         answer = await score_answer(case, output, completed and run.status == "completed", judge,
                                     timeout=check_timeout)
         run.checks = {"answer": answer, "require_tools": case.require_tools, "pending": pending}
-        redact = host_redactor(harness.redact_rules)
-        run.set_result(inputs=bounded(case.input, redact), reference=case_reference(case),
-                       outputs=bounded(output, redact) if completed else None)
+    # What the run can be scored again from: the input, the graph's own return value and the
+    # case's reference fields (also for a run outside an experiment: `wrap --input`).
+    redact = host_redactor(harness.redact_rules)
+    run.set_result(inputs=run_payload(case.input, redact), reference=case_reference(case) or None,
+                   outputs=run_payload(output, redact) if completed else None)
     return run
 
 
-async def _play_turns(harness: Harness, graph: Any, case: Case, repeat: int, *, name: str | None, workflow: str,
+async def _play_turns(harness: Harness, graph: Any, case: Case, repeat: int, *, name: str | None, workflow: str | None,
                       timeout: float | None, config: dict[str, Any], context: Any, sync: bool,
                       judge: Any, pending: tuple[tuple[str, str], ...] = (),
                       check_timeout: float | None = None) -> list[Run]:
@@ -405,8 +412,8 @@ async def _play_turns(harness: Harness, graph: Any, case: Case, repeat: int, *, 
                       if check is not None else None)
             redact = host_redactor(harness.redact_rules)
             run.checks = {"answer": answer, "require_tools": False, "pending": pending}
-            run.set_result(inputs=bounded({"resume": turn.resume} if turn.is_resume else turn.input, redact),
-                           reference=case_reference(case), outputs=bounded(output, redact) if completed else None)
+            run.set_result(inputs=run_payload({"resume": turn.resume} if turn.is_resume else turn.input, redact),
+                           reference=case_reference(case), outputs=run_payload(output, redact) if completed else None)
         if verdict.stopped or last:
             break
     if name is not None:
@@ -430,17 +437,6 @@ def with_checkpointer(graph: Any, target: str) -> Any:
                               "langgraph.checkpoint.memory)") from None
 
 
-#: What an experiment's run keeps of its input and its output (characters of JSON).
-PAYLOAD_CHARS = 1_000_000
-
-
-def bounded(value: Any, redact: Any) -> Any:
-    """``value`` as JSON data, or, past :data:`PAYLOAD_CHARS` of JSON, its text cut there with
-    the visible marker (redacted before the cut)."""
-    kept = jsonable_prefix(value, PAYLOAD_CHARS)
-    return payload_cut(kept, PAYLOAD_CHARS, redact) if type(kept) is Truncated else kept
-
-
 def case_reference(case: Case) -> dict[str, Any]:
     """The case's fields a run is scored against, for ``runs.reference``."""
     fields = {"turns": [turn_mapping(t) for t in case.turns] if case.turns else None,
@@ -452,7 +448,8 @@ def case_reference(case: Case) -> dict[str, Any]:
 
 
 def case_summary(harness: Harness, name: str) -> pd.DataFrame:
-    """Per case of experiment ``name``: runs, pass rate, failed runs and mean scores and costs."""
+    """Per case of experiment ``name``: runs, pass rate (over the runs with a pass), failed runs
+    and mean scores and costs (see :meth:`Experiment.summary`)."""
     import pandas as pd
 
     frames = harness.sheets(experiment=name, sheets=["runs", "tool_selections", "agent_metrics"], columns={
@@ -468,14 +465,15 @@ def case_summary(harness: Harness, name: str) -> pd.DataFrame:
         last = {ids[-1]: unit for unit, ids in folded}
         runs = pd.DataFrame([last[r] for r in last], columns=runs.columns)
     if runs.empty:
-        return pd.DataFrame(columns=["case_id", "runs", "passed", "failed", "answer_score", "tool_f1",
-                                     "trajectory_match", "latency_ms", "total_tokens", "total_cost"])
+        return pd.DataFrame(columns=["case_id", "runs", "pass_rate", "runs_with_pass", "failed_runs", "answer_score",
+                                     "tool_f1", "trajectory_match", "latency_ms", "total_tokens", "total_cost"])
     joined = (runs.merge(frames["tool_selections"], on="run_id", how="left")
               .merge(frames["agent_metrics"], on="run_id", how="left"))
-    joined["failed"] = (joined["status"] != "completed").astype(int)
+    joined["failed_runs"] = (joined["status"] != "completed").astype(int)
     order = list(dict.fromkeys(joined["case_id"]))
     grouped = joined.groupby("case_id", sort=False).agg(
-        runs=("run_id", "size"), passed=("passed", lambda s: s.astype("float64").mean()), failed=("failed", "sum"),
+        runs=("run_id", "size"), pass_rate=("passed", lambda s: s.astype("float64").mean()),
+        runs_with_pass=("passed", "count"), failed_runs=("failed_runs", "sum"),
         answer_score=("final_answer_quality", "mean"), tool_f1=("f1_score", "mean"),
         trajectory_match=("trajectory_match", "mean"), latency_ms=("total_time_ms", "mean"),
         total_tokens=("total_tokens", lambda s: s.astype("float64").mean()), total_cost=("total_cost", "mean"),

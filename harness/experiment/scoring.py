@@ -41,6 +41,7 @@ from .dataset import Case
 from .errors import ExperimentError
 from .loop import in_own_loop
 from .scorer_call import ScorerCalls, ScorerLimits
+from .selection import RunSelection
 from .views import read_only
 
 #: Runs read, scored and written at a time.
@@ -470,32 +471,36 @@ class ScoringPipeline:
             self._ended.set()
 
 
-def rescore(harness: Any, experiment: str, scorers: Iterable[Any], *, replace: bool = False,
+def rescore(harness: Any, experiment: str | RunSelection | None, scorers: Iterable[Any], *, replace: bool = False,
             concurrency: int = 4, limits: ScorerLimits | None = None) -> ScoringSummary:
-    """Score the runs of ``experiment`` again with ``scorers``, from the store (the graph is not
-    imported or run; no run, model call or tool call is added); ``runs.passed`` follows. A
-    scorer whose name a run of the experiment already has a score of is refused (the
-    :class:`ExperimentError` names it), unless ``replace``. ``limits``: each call's time limit
-    and isolation. One rescore of an experiment at a time per store: another command rescoring
-    it meanwhile is refused (:class:`ExperimentError`), so two never leave a mix of their scores."""
+    """Score the runs of ``experiment`` (or of a :class:`~.selection.RunSelection`: named runs,
+    a workflow's, those since a time, inside experiments or not) again with ``scorers``, from
+    the store (the graph is not imported or run; no run, model call or tool call is added);
+    ``runs.passed`` follows. A scorer whose name a selected run already has a score of is
+    refused (the :class:`ExperimentError` names it), unless ``replace``. ``limits``: each
+    call's time limit and isolation. One rescore of an experiment (or of runs outside one) at
+    a time per store: another command rescoring it meanwhile is refused
+    (:class:`ExperimentError`), so two never leave a mix of their scores."""
     chosen = scorers_of(scorers)
     if not chosen:
         raise ExperimentError("give at least one scorer (--scorer MODULE:FUNCTION)")
     harness.flush()
     store = harness.store
+    selection = experiment if isinstance(experiment, RunSelection) else RunSelection.of(experiment)
+    held = f"rescore:{selection.experiment}" if selection.experiment is not None else "rescore:runs"
     try:
-        with store.exclusive(f"rescore:{experiment}"):
-            return _rescore(harness, store, experiment, chosen, replace, concurrency, limits)
+        with store.exclusive(held):
+            return _rescore(harness, store, selection, chosen, replace, concurrency, limits)
     except StoreBusy:
-        raise ExperimentError(f"experiment {experiment!r} is being rescored by another command; run this one "
-                              "again when it has finished") from None
+        what = (f"experiment {selection.experiment!r} is" if selection.experiment is not None
+                else "runs outside experiments are")
+        raise ExperimentError(f"{what} being rescored by another command; run this one again when it has "
+                              "finished") from None
 
 
-def _rescore(harness: Any, store: Any, experiment: str, chosen: list[Scorer], replace: bool, concurrency: int,
-             limits: ScorerLimits | None) -> ScoringSummary:
-    run_ids = [r["run_id"] for r in store.rows("runs", columns=["run_id"], where={"experiment": experiment})]
-    if not run_ids:
-        raise ExperimentError(f"no experiment {experiment!r} in the store")
+def _rescore(harness: Any, store: Any, selection: RunSelection, chosen: list[Scorer], replace: bool,
+             concurrency: int, limits: ScorerLimits | None) -> ScoringSummary:
+    run_ids = selection.run_ids(store)
     if not replace:
         taken = set()
         for start in range(0, len(run_ids), BATCH_RUNS * 5):
@@ -503,7 +508,7 @@ def _rescore(harness: Any, store: Any, experiment: str, chosen: list[Scorer], re
                                                       columns=["name", "error"]) if r["error"] != NOT_SCORED}
         clash = sorted({s.name for s in chosen} & taken)
         if clash:
-            raise ExperimentError(f"experiment {experiment!r} already has scores named {', '.join(map(repr, clash))}; "
+            raise ExperimentError(f"{selection.describe()} already has scores named {', '.join(map(repr, clash))}; "
                                   "give --replace to replace them")
     return score_runs(store, run_ids, chosen, concurrency=concurrency, replace=replace,
                       redact=host_redactor(harness.redact_rules), limits=limits)
@@ -578,9 +583,7 @@ def label(store: Any, run: str, name: str, value: Any, *, comment: str | None = 
     score ``name`` (source ``human``), replacing an earlier label of that name by the same
     person (``by``; labels by different people stand side by side), never a check's or a
     scorer's score; the run's pass follows. Returns the row written."""
-    from ..view.read import resolve_run_id
-
-    run_id = resolve_run_id(store, run)
+    run_id = store.resolve_run_id(run)
     row = label_row(run_id, name, value, comment=comment, by=by)
     write_labels(store, [row], redact)
     return row
@@ -598,3 +601,15 @@ def write_labels(store: Any, rows: Sequence[dict[str, Any]], redact: Redactor | 
                                  f"{found['name']!r}; a label takes another name")
     redact_rows(list(rows), redact or host_redactor(()))  # a comment may quote what it judges
     return store.write_scores(rows, replace=True, passed=run_passed)
+
+
+def delete_scores(store: Any, selection: RunSelection, names: Iterable[str]) -> tuple[int, int]:
+    """Delete the scores named ``names`` of the selected runs; each run's pass follows
+    (:func:`evaluators.run_passed`). Returns (scores deleted, runs selected);
+    :class:`ExperimentError` when no selected run has a score of those names."""
+    wanted = [score_name(n) for n in names]
+    run_ids = selection.run_ids(store)
+    deleted = store.delete_scores(run_ids, wanted, passed=run_passed)
+    if not deleted:
+        raise ExperimentError(f"no score named {', '.join(map(repr, wanted))} on {selection.describe()}")
+    return deleted, len(run_ids)

@@ -252,7 +252,7 @@ def all_threads(store: Any) -> list[str]:
 
 def resolve_threads(store: Any, given: Iterable[str]) -> list[str]:
     """Thread ids as a user gives them (whole, or a unique start of 4+ characters)."""
-    from ..view.threads import ThreadIdError, resolve_thread_id
+    from ..store import ThreadIdError, resolve_thread_id
 
     try:
         return list(dict.fromkeys(resolve_thread_id(store, text) for text in given))

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import config
 from ..schema import ALL_SHEET_NAMES, ALL_SHEETS, SHEET_NAMES, Sheet, sheet as sheet_named
-from .errors import StoreBusy, StoreError, StoreUnavailable
+from .errors import MIN_PREFIX, RunIdError, StoreBusy, StoreError, StoreUnavailable
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .threads import link_turns
 from .values import ROW_KEY, content_key, decode, encode_rows, encode_value, json_text
@@ -383,7 +383,8 @@ class Store:
         row key, error) of places held for scores, removed first when they still hold that
         error (the scorer has run: its scores take their place, whatever their names).
         ``also``: runs whose pass is recomputed too (a thread's score that moved from them to a
-        later turn). Returns the rows written."""
+        later turn). Each row gets its run's ``experiment`` and ``case_id`` (the scores sheet
+        reads alone). Returns the rows written."""
         if not rows and not settled and not also:
             return 0
         ids = list(dict.fromkeys([*(str(r["run_id"]) for r in rows), *(run_id for run_id, _, _ in settled), *also]))
@@ -393,17 +394,47 @@ class Store:
             if settled:
                 self._executemany(f'DELETE FROM "scores" WHERE {ROW_KEY} = {mark} AND error = {mark}',
                                   [(key, error) for _, key, error in settled])
+            places = {r["run_id"]: r for r in self.rows("runs", ids, columns=["run_id", "experiment", "case_id"])}
+            rows = [{**r, "experiment": places.get(str(r["run_id"]), {}).get("experiment"),
+                     "case_id": places.get(str(r["run_id"]), {}).get("case_id")} for r in rows]
             written = (self.replace("scores", rows) if replace else self._insert(sheet_named("scores"), rows)) if rows else 0
-            statuses = {r["run_id"]: r["status"] for r in self.rows("runs", ids, columns=["run_id", "status"])}
-            scores: dict[str, list[dict[str, Any]]] = {run_id: [] for run_id in statuses}
-            for r in self.rows("scores", ids, columns=["run_id", "passed", "error", "scorer"]):
-                scores.setdefault(r["run_id"], []).append(r)
-            updates = []
-            for run_id, status in statuses.items():
-                verdict = passed(status, scores.get(run_id, []))
-                updates.append((None if verdict is None else int(verdict), run_id))
-            self._executemany(f'UPDATE "runs" SET passed = {mark} WHERE run_id = {mark}', updates)
+            self._store_passed(ids, passed)
         return written
+
+    def delete_scores(self, run_ids: Sequence[str], names: Sequence[str], *,
+                      passed: Callable[[str | None, list[dict[str, Any]]], bool | None]) -> int:
+        """Delete the scores named ``names`` of the runs ``run_ids`` and, in the same
+        transaction, store each of those runs' pass again (see :meth:`write_scores`).
+        Returns the rows deleted."""
+        ids, wanted = list(dict.fromkeys(run_ids)), list(dict.fromkeys(names))
+        if not ids or not wanted:
+            return 0
+        deleted = 0
+        with self.transaction(immediate=True):
+            for start in range(0, len(ids), 500):
+                chunk = ids[start:start + 500]
+                found = self._fetchall(
+                    f'SELECT COUNT(*) FROM "scores" WHERE run_id IN ({self._marks(len(chunk))}) '
+                    f"AND name IN ({self._marks(len(wanted))})", [*chunk, *wanted])
+                deleted += int(found[0][0])
+                self._execute(f'DELETE FROM "scores" WHERE run_id IN ({self._marks(len(chunk))}) '
+                              f"AND name IN ({self._marks(len(wanted))})", [*chunk, *wanted])
+                self._store_passed(chunk, passed)
+        return deleted
+
+    def _store_passed(self, ids: Sequence[str],
+                      passed: Callable[[str | None, list[dict[str, Any]]], bool | None]) -> None:
+        """``runs.passed`` of the runs ``ids`` from their scores now (inside the caller's transaction)."""
+        mark = self.placeholder
+        statuses = {r["run_id"]: r["status"] for r in self.rows("runs", ids, columns=["run_id", "status"])}
+        scores: dict[str, list[dict[str, Any]]] = {run_id: [] for run_id in statuses}
+        for r in self.rows("scores", ids, columns=["run_id", "passed", "error", "scorer"]):
+            scores.setdefault(r["run_id"], []).append(r)
+        updates = []
+        for run_id, status in statuses.items():
+            verdict = passed(status, scores.get(run_id, []))
+            updates.append((None if verdict is None else int(verdict), run_id))
+        self._executemany(f'UPDATE "runs" SET passed = {mark} WHERE run_id = {mark}', updates)
 
     def replace(self, sheet: str | Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
         """Insert rows, or overwrite in place any row with the same ``row_key`` (for rows
@@ -584,12 +615,33 @@ class Store:
             f'SELECT run_id FROM "runs" WHERE run_id >= {mark} AND run_id < {mark} ORDER BY run_id LIMIT {mark}',
             (prefix, prefix + "\U0010ffff", limit))]
 
+    def resolve_run_id(self, text: str) -> str:
+        """The run ``text`` names: its full id, or a unique start of it of at least
+        :data:`MIN_PREFIX` characters; :class:`RunIdError` (one line) otherwise."""
+        given = text.strip()
+        found = self.run_ids_starting(given, limit=3) if given else []
+        if given in found:
+            return given
+        if not found:
+            raise RunIdError(f"no run {given!r} in store {self.display}")
+        if len(given) < MIN_PREFIX:
+            raise RunIdError(f"run id prefix {given!r} is too short: give at least {MIN_PREFIX} characters")
+        if len(found) > 1:
+            more = ", ..." if len(found) > 2 else ""
+            raise RunIdError(f"run id prefix {given!r} is ambiguous: {found[0]}, {found[1]}{more} start with it; "
+                             "give more characters")
+        return found[0]
+
+    def resolve_run_ids(self, texts: Iterable[str]) -> list[str]:
+        """Each of ``texts`` resolved (:meth:`resolve_run_id`), duplicates dropped, order kept."""
+        return list(dict.fromkeys(self.resolve_run_id(text) for text in texts))
+
     def sheets(self, run_ids: Sequence[str] | None = None, *, sheets: Iterable[str] | None = None,
                columns: Mapping[str, Sequence[str]] | Sequence[str] | None = None,
                experiment: str | Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
         """The sheets as DataFrames (spec order; spec columns first, then extras), read in
         the store as far as asked: ``run_ids`` / ``experiment`` (one name or several) keep
-        those runs' rows, ``sheets`` names the sheets to read (default all fifteen) and
+        those runs' rows, ``sheets`` names the sheets to read (default all sixteen) and
         ``columns`` the columns (one list for every sheet that has them, or per sheet).
 
         Columns have their schema kind's dtype: ``Int64``, ``float64``, and for timestamps

@@ -77,7 +77,11 @@ MIGRATIONS: tuple[Migration, ...] = (
                   "audio_input_tokens, audio_output_tokens, usage_note, cost_note (a call's tokens by kind, priced "
                   "each at its own price) and priced_at, previous_total_cost, previous_price_table (harness reprice); "
                   "runs: cache_read_tokens, cache_write_tokens, reasoning_tokens (their sums per run)"),
-    Migration(13, "scores.higher_is_better: which way a score is better, as its scorer declared it (compare reads it)"),
+    Migration(13, "scores.experiment and scores.case_id: a score's experiment and case beside it, so the scores "
+                 "sheet reads alone (filled in from runs)", lambda store: store._execute(
+                     'UPDATE "scores" SET experiment = (SELECT r.experiment FROM "runs" r WHERE r.run_id = '
+                     '"scores".run_id), case_id = (SELECT r.case_id FROM "runs" r WHERE r.run_id = "scores".run_id)')),
+    Migration(14, "scores.higher_is_better: which way a score is better, as its scorer declared it (compare reads it)"),
 )
 
 

@@ -202,6 +202,18 @@ def cut(text: str, limit: int, redact: Redactor | None = None, length: int | Non
     return window[:keep if straddling == -1 else straddling] + marker
 
 
+#: What a run keeps of its input and its output (``runs.inputs``, ``runs.outputs``): characters of JSON.
+RUN_PAYLOAD_CHARS = 1_000_000
+
+
+def run_payload(value: Any, redact: Redactor | None = None) -> Any:
+    """A run's input or output as ``runs.inputs`` / ``runs.outputs`` keep it: JSON data, or,
+    past :data:`RUN_PAYLOAD_CHARS` of JSON, its text cut there with the visible marker
+    (redacted before the cut; what is kept whole is scrubbed with the rest of its row)."""
+    kept = value if type(value) is Truncated else jsonable_prefix(value, RUN_PAYLOAD_CHARS)
+    return payload_cut(kept, RUN_PAYLOAD_CHARS, redact) if type(kept) is Truncated else kept
+
+
 def message_text(message: Any) -> str:
     """The text of a LangChain message (content blocks joined), tool calls appended as JSON."""
     content = getattr(message, "content", message)

@@ -28,7 +28,7 @@ from langchain_core import messages as messages_module
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, Generation, GenerationChunk, LLMResult
 
-from .encode import CAPTURE_CHARS, Truncated, jsonable, jsonable_prefix
+from .encode import CAPTURE_CHARS, RUN_PAYLOAD_CHARS, Truncated, jsonable, jsonable_prefix
 
 logger = logging.getLogger("harness")
 
@@ -221,6 +221,24 @@ def freeze_preview(value: Any) -> Any:
     return kept if type(kept) is Truncated else _freeze(kept)
 
 
+def freeze_whole(value: Any) -> Any:
+    """The graph's own input or output (the run's ``runs.inputs`` / ``runs.outputs``), frozen
+    whole when that takes at most :data:`MAX_FROZEN_BYTES`, else as the first
+    :data:`~.encode.RUN_PAYLOAD_CHARS` characters of its JSON (a :class:`~.encode.Truncated`,
+    frozen too): never a live reference, whose size a record sent to the writer would not
+    say."""
+    if value is None:
+        return None
+    if type(value) is str:
+        return value if len(value) <= RUN_PAYLOAD_CHARS else Truncated(value[:RUN_PAYLOAD_CHARS], len(value))
+    if _looks_small(value):
+        frozen = _freeze(value)
+        if frozen is not value:
+            return frozen
+    # (what is kept is copied, not the whole payload first: a large state costs what is kept)
+    return _freeze(jsonable_prefix(value, RUN_PAYLOAD_CHARS))
+
+
 def held_bytes(frozen: Any) -> int:
     """About how much memory a frozen payload holds, to bound what a host keeps for runs not
     yet written (a payload kept as a reference counts as the largest copy it replaced)."""
@@ -229,7 +247,9 @@ def held_bytes(frozen: Any) -> int:
         return len(frozen)
     if frozen is None:
         return 0
-    return CAPTURE_CHARS if t is Truncated else MAX_FROZEN_BYTES
+    if t is Truncated:
+        return len(frozen.value) if type(frozen.value) is str else CAPTURE_CHARS
+    return MAX_FROZEN_BYTES
 
 
 def _thaw(value: Any, rebuild: Callable[[Any], Any] | None = None) -> Any:

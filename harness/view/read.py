@@ -1,4 +1,4 @@
-"""Runs read back from the store: run ids from their prefixes, the newest runs, a run's tree.
+"""Runs read back from the store: the newest runs, a run's tree.
 
 Everything here reads only what it returns, through :meth:`Store.rows` (filtered, limited and
 ordered in the store, on the ``run_id`` index), so it answers as fast on a store of fifty
@@ -13,11 +13,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..store import Store
+from ..store import RunIdError, Store
 from .model import RunView, TreeEntry, epoch_ms
-
-#: A run id given by its start needs this many characters (four hex digits: 1 in 65,536).
-MIN_PREFIX = 4
 
 #: The ``runs`` columns of a run list (``harness list``, the report's list).
 LIST_COLUMNS = ("run_id", "timestamp", "started_at", "workflow", "company_name", "status", "total_time_ms",
@@ -53,41 +50,19 @@ _SCORES_COLUMNS = ("run_id", "name", "value", "passed", "explanation", "source",
 _CHUNK = 400
 
 
-class RunIdError(LookupError):
-    """A run id that names no run, or a prefix that names none or several."""
-
-
-def resolve_run_id(store: Store, text: str) -> str:
-    """The run ``text`` names: its full id, or a unique start of it of at least
-    :data:`MIN_PREFIX` characters."""
-    given = text.strip()
-    found = store.run_ids_starting(given, limit=3) if given else []
-    if given in found:
-        return given
-    if not found:
-        raise RunIdError(f"no run {given!r} in store {store.display}")
-    if len(given) < MIN_PREFIX:
-        raise RunIdError(f"run id prefix {given!r} is too short: give at least {MIN_PREFIX} characters")
-    if len(found) > 1:
-        more = ", ..." if len(found) > 2 else ""
-        raise RunIdError(f"run id prefix {given!r} is ambiguous: {found[0]}, {found[1]}{more} start with it; "
-                         "give more characters")
-    return found[0]
-
-
-def resolve_run_ids(store: Store, texts: Iterable[str]) -> list[str]:
-    """Each of ``texts`` resolved (:func:`resolve_run_id`), duplicates dropped, order kept."""
-    return list(dict.fromkeys(resolve_run_id(store, text) for text in texts))
-
-
 def list_runs(store: Store, *, experiments: Sequence[str] = (), workflows: Sequence[str] = (),
-              statuses: Sequence[str] = (), limit: int | None = 20) -> list[dict[str, Any]]:
+              statuses: Sequence[str] = (), limit: int | None = 20, scores: bool = False) -> list[dict[str, Any]]:
     """The newest runs first, at most ``limit`` (None: all), each as its :data:`LIST_COLUMNS`;
-    a non-empty filter keeps the runs whose column is any of its values."""
+    a non-empty filter keeps the runs whose column is any of its values. ``scores``: each
+    also has ``scores``, its scores by name (``value``, ``passed``, ``source``, ``error``)."""
     where = {column: list(values) for column, values in
              (("experiment", experiments), ("workflow", workflows), ("status", statuses)) if values}
     rows = list(store.rows("runs", columns=LIST_COLUMNS, where=where, newest_first=True, limit=limit))
     _mark_unknown(store, rows)
+    if scores:
+        found = scores_by_run(store, [r["run_id"] for r in rows])
+        for row in rows:
+            row["scores"] = found.get(row["run_id"], {})
     return rows
 
 
@@ -104,6 +79,17 @@ def _mark_unknown(store: Store, runs: list[dict[str, Any]]) -> None:
             scores[row["run_id"]].append(row)
         for run_id, run in chunk.items():
             run["pass_unknown"] = pass_unknown(run.get("status"), scores.get(run_id, ()))
+
+
+def scores_by_run(store: Store, run_ids: Sequence[str]) -> dict[str, dict[str, dict[str, Any]]]:
+    """The runs' scores: run id -> score name -> its ``value``, ``passed``, ``source`` and
+    ``error``, read a few hundred runs at a time."""
+    out: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for start in range(0, len(run_ids), _CHUNK):
+        for row in store.rows("scores", list(run_ids[start:start + _CHUNK]),
+                              columns=["run_id", "name", "value", "passed", "source", "error"]):
+            out[row.pop("run_id")][row.pop("name")] = row
+    return out
 
 
 def load_run(store: Store, run_id: str) -> RunView:

@@ -131,7 +131,8 @@ def _scores(scores: Mapping[str, Any]) -> dict[str, Any]:
             "agent_metrics": ("overall_score", "eval_status"), "log_test": ("status", "profile")}
     kinds = {kind: {k: v for k, v in scores[kind].items() if k in keys and v not in (None, [])}
              for kind, keys in keep.items() if scores.get(kind)}
-    return {"passed": scores.get("passed"), "list": listed, **kinds} if listed else kinds
+    unknown = {"pass_unknown": True} if scores.get("pass_unknown") else {}  # shown ?, not —
+    return {"passed": scores.get("passed"), "list": listed, **unknown, **kinds} if listed else kinds
 
 
 def run_data(view: RunView) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from .formats import MISSING, abbreviate, duration, moment, money, number, score
+from .formats import MISSING, abbreviate, duration, moment, money, number, score, score_glance
 from .model import Frame, RunView, TreeEntry, last_frames
 
 #: Characters of the timeline bar of ``harness show``.
@@ -34,6 +34,13 @@ def _pass(value: Any, unknown: bool = False) -> Text:
     if value is None:
         return Text("?", style="yellow") if unknown else Text(MISSING, style="dim")
     return Text("yes", style="green") if value else Text("no", style="bold red")
+
+
+def _scores(r: Mapping[str, Any]) -> str:
+    """The run's own scores at a glance (scorers', judges', labels'): the built-in checks are
+    in its pass and evaluation already."""
+    return ", ".join(score_glance(name, s.get("value"), s.get("passed"), s.get("error"))
+                     for name, s in (r.get("scores") or {}).items() if s.get("source") != "rule")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +69,7 @@ _RUN_COLUMNS = (
     _Column("cost", lambda r: money(r.get("total_cost")), 1, justify="right"),
     _Column("eval", lambda r: score(r.get("evaluation_score")), 6, justify="right"),
     _Column("experiment", _experiment, 4, wraps=True),
+    _Column("scores", _scores, 1, wraps=True),
 )
 _WRAPPED_WIDTH = 10
 
@@ -77,7 +85,8 @@ class RunsTable:
     def __init__(self, rows: Sequence[Mapping[str, Any]], caption: str | None = None,
                  columns: Sequence[_Column] | None = None) -> None:
         self.caption = caption
-        columns = [c for c in columns or _RUN_COLUMNS if c.header != "experiment" or any(map(c.cell, rows))]
+        optional = {"experiment": _experiment, "scores": _scores}
+        columns = [c for c in columns or _RUN_COLUMNS if c.header not in optional or any(map(optional[c.header], rows))]
         cells = [[Text(v) if isinstance(v, str) else v for v in (c.cell(r) for c in columns)] for r in rows]
         self.columns = {c: (_widest(c.header, cells, i), [row[i] for row in cells]) for i, c in enumerate(columns)}
 

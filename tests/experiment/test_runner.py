@@ -129,8 +129,10 @@ def test_the_summary_has_one_row_per_case_with_its_pass_rate(h):
     cases[1]["reference_answer"] = "Atlantis"
     e = h.experiment("summary", react_agent(), cases, repeats=2)
     summary = e.summary().set_index("case_id")
-    assert summary.loc["q0", "runs"] == 2 and summary.loc["q0", "passed"] == 1.0
-    assert summary.loc["q1", "passed"] == 0.0 and summary.loc["q1", "answer_score"] == 0.0
+    assert list(summary.columns[:4]) == ["runs", "pass_rate", "runs_with_pass", "failed_runs"]
+    assert summary.loc["q0", "runs"] == 2 and summary.loc["q0", "pass_rate"] == 1.0
+    assert summary.loc["q0", "runs_with_pass"] == 2 and summary.loc["q0", "failed_runs"] == 0
+    assert summary.loc["q1", "pass_rate"] == 0.0 and summary.loc["q1", "answer_score"] == 0.0
     assert summary.loc["q0", "total_tokens"] == 100
 
 

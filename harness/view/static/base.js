@@ -96,6 +96,14 @@
     if (text !== undefined && text !== null) { node.textContent = String(text); }
     return node;
   }
+  /* ``text`` into ``node``, free to break after its underscores (a score named agent_metrics). */
+  function breakable(node, text) {
+    String(text).split("_").forEach(function (part, i, parts) {
+      node.appendChild(document.createTextNode(part + (i < parts.length - 1 ? "_" : "")));
+      if (i < parts.length - 1) { node.appendChild(document.createElement("wbr")); }
+    });
+    return node;
+  }
   function svg(tag, attrs, text) {
     var node = document.createElementNS(SVG, tag);
     Object.keys(attrs).forEach(function (k) { node.setAttribute(k, attrs[k]); });

@@ -69,8 +69,19 @@
   function setHash(hash) {
     if (history.replaceState) { history.replaceState(null, "", hash); }
   }
-  /* Open run ``index``; ``entry``: the waterfall row to show in the panel, if any. */
-  function openRun(index, entry) {
+  /* Bring the run view into sight unless its top already is (in the upper part of the window),
+     once what the page draws above it (the compare view) is drawn. */
+  function revealRun(index) {
+    Promise.resolve(cmp.shown).then(function () {
+      var section = document.getElementById("run"), top = section.getBoundingClientRect().top;
+      if (state.selected === index && (top < 0 || top > window.innerHeight * 0.6)) {
+        section.scrollIntoView({block: "start"});
+      }
+    });
+  }
+  /* Open run ``index``; ``entry``: the waterfall row to show in the panel, if any; ``reveal``:
+     bring it into sight (a click on its row, a link to it). */
+  function openRun(index, entry, reveal) {
     var run = RUNS[index];
     state.selected = index;
     Array.prototype.forEach.call(spacer.children, function (row) {
@@ -101,6 +112,7 @@
     scoresBox.textContent = "";
     entryHint(entryBox);
     setHash("#run=" + encodeURIComponent(run.id));
+    if (reveal) { revealRun(index); }
     detailOf(index).then(function (detail) {
       if (state.selected !== index) { return; }
       if (error && detail.err) {  /* the whole error, where the list has its first 400 characters */
