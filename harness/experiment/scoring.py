@@ -13,6 +13,7 @@ a time (memory stays flat however many runs there are); their scores and the run
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib
 import sys
 import threading
@@ -25,6 +26,7 @@ from typing import Any
 from evaluators import MAX_NAME_CHARS as _MAX_NAME_CHARS
 from evaluators import (
     NOT_SCORED,
+    ScoreResult,
     SourcedScore,
     observed_trajectory,
     run_passed,
@@ -115,6 +117,7 @@ class Scorer:
     name: str
     spec: str
     source: str = "code"  # "llm" for a judge: its function's score_source attribute says so
+    higher_is_better: bool | None = None  # the function's ``higher_is_better`` attribute
 
     @classmethod
     def of(cls, fn: Any) -> Scorer:
@@ -128,14 +131,22 @@ class Scorer:
         source = getattr(fn, "score_source", None)
         if source not in (None, "code", "llm"):
             raise ExperimentError(f"scorer {name}: score_source is 'code' or 'llm' (a judge), not {source!r}")
-        return cls(fn, str(name), f"{module}:{qualified}", source or "code")
+        direction = getattr(fn, "higher_is_better", None)
+        return cls(fn, str(name), f"{module}:{qualified}", source or "code",
+                   direction if isinstance(direction, bool) else None)
+
+    def directed(self, result: ScoreResult) -> ScoreResult:
+        """``result`` with the scorer's direction where the score did not say its own."""
+        if self.higher_is_better is None or result.higher_is_better is not None:
+            return result
+        return dataclasses.replace(result, higher_is_better=self.higher_is_better)
 
 
 def load_scorer(spec: str) -> Scorer:
     """``module:function`` (the module found from the working directory first, as Python
     would run it); :class:`ExperimentError` with one line when it cannot be loaded."""
     scorer = Scorer.of(load_function(spec))
-    return Scorer(scorer.fn, scorer.name, spec, scorer.source)
+    return Scorer(scorer.fn, scorer.name, spec, scorer.source, scorer.higher_is_better)
 
 
 def load_function(spec: str, option: str = "--scorer", example: str = "my_scorers:under_50_words") -> Any:

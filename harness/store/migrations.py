@@ -81,6 +81,7 @@ MIGRATIONS: tuple[Migration, ...] = (
                  "sheet reads alone (filled in from runs)", lambda store: store._execute(
                      'UPDATE "scores" SET experiment = (SELECT r.experiment FROM "runs" r WHERE r.run_id = '
                      '"scores".run_id), case_id = (SELECT r.case_id FROM "runs" r WHERE r.run_id = "scores".run_id)')),
+    Migration(14, "scores.higher_is_better: which way a score is better, as its scorer declared it (compare reads it)"),
 )
 
 
