@@ -302,7 +302,8 @@ def bounded(value: Any, redact: Any) -> Any:
     """``value`` as JSON data, or, past :data:`PAYLOAD_CHARS` of JSON, its text cut there with
     the visible marker (redacted before the cut)."""
     kept = jsonable_prefix(value, PAYLOAD_CHARS)
-    return payload_cut(kept, PAYLOAD_CHARS, redact) if type(kept) is Truncated else kept
+    # (cut from the value itself, which holds the margin beyond the cut that redaction reads)
+    return payload_cut(value, PAYLOAD_CHARS, redact) if type(kept) is Truncated else kept
 
 
 def case_reference(case: Case) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from uuid import UUID
 
 from ..schema import truncation_marker
+from .encode import PAYLOAD_CAPTURE_CHARS
 from .frozen import thaw, thaw_messages, thaw_result
 
 EventKind = Literal["graph", "node", "llm", "tool"]
@@ -103,7 +104,11 @@ def handoff_destination(value: Any) -> str | None:
 
 
 def describe_error(error: BaseException) -> str:
+    """``Type: message``; a message longer than a cell keeps is cut where capture cuts a payload
+    (an exception quoting a 250 MB payload costs what its cell keeps)."""
     text = str(error)
+    if len(text) > PAYLOAD_CAPTURE_CHARS:
+        text = text[:PAYLOAD_CAPTURE_CHARS]
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 

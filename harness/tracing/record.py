@@ -121,11 +121,14 @@ def valid_row(sheet: str, row: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in row.items() if k in allowed}
 
 
-def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, list[dict[str, Any]]]:
-    """The run's rows by sheet, before redaction (but for previews that are cut, scrubbed
-    before the cut when ``redact`` is given): captured, logged, evaluated, and ``runs``."""
+def build_rows(record: RunRecord, redact: Redactor | None = None,
+               scrubbed: dict[int, str] | None = None) -> dict[str, list[dict[str, Any]]]:
+    """The run's rows by sheet, before redaction (but for payloads that are cut, scrubbed
+    before the cut when ``redact`` is given, and put in ``scrubbed``): captured, logged,
+    evaluated, and ``runs``."""
     ctx = _rows.RunContext(record.run_id, record.subject, record.agent_names, record.node_types,
-                           record.phases, record.spans, redact, record.prices)
+                           record.phases, record.spans, redact, record.prices,
+                           scrubbed if scrubbed is not None else {})
     tree, rows = _rows.captured_rows(ctx, record.assembled(), record.agents())
     seq: Counter[str] = Counter()
     for sheet, row, node_id in record.logged:
@@ -163,6 +166,7 @@ def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, l
         except Exception:  # noqa: BLE001
             record.count_error("evaluation")
     rows["runs"] = [_runs_row(record, rows, tree.agents)]
+    rows["runs"][0]["error"] = ctx.error(record.error)
     _score(record, rows)
     return rows
 
@@ -199,10 +203,14 @@ def score_key(run_id: str, name: str) -> str:
 
 
 def scrubbed_rows(record: RunRecord, redact: Redactor) -> dict[str, list[dict[str, Any]]]:
-    """The run's rows as they are stored: built, scrubbed, by sheet in spec order."""
-    rows = build_rows(record, redact)
+    """The run's rows as they are stored: built, scrubbed, by sheet in spec order. What was
+    cut was redacted before its cut, over what it keeps (see :meth:`.rows.RunContext.cell`);
+    the rest is scanned once, all cells together."""
+    scrubbed: dict[int, str] = {}
+    rows = build_rows(record, redact, scrubbed)
     cells = [cell for sheet, sheet_rows in rows.items()  # one scan over the run's cells
-             for cell in _rows.text_cells(sheet_rows, _rows.PAYLOAD_COLUMNS if sheet in CAPTURED_SHEETS else None)]
+             for cell in _rows.text_cells(sheet_rows, _rows.PAYLOAD_COLUMNS if sheet in CAPTURED_SHEETS else None,
+                                          scrubbed)]
     _rows.scrub_cells(cells, redact)
     return {name: rows[name] for name in ALL_SHEET_NAMES if rows.get(name)}
 
@@ -295,12 +303,30 @@ def prepare_entry(record: RunRecord) -> dict[str, Any] | None:
             emit_record_spans(record, tracer)
     try:
         redact = record.redactor()
-        return {"run_id": record.run_id, "subject": redact(record.subject) if record.subject else record.subject,
-                "verify": record.verify, "profile": record.profile, "required": list(record.required_sheets),
-                "rows": scrubbed_rows(record, redact)}
+        entry = {"run_id": record.run_id, "subject": redact(record.subject) if record.subject else record.subject,
+                 "verify": record.verify, "profile": record.profile, "required": list(record.required_sheets)}
+        try:
+            entry["rows"] = scrubbed_rows(record, redact)
+        except Exception:  # noqa: BLE001 - the run is still stored: its runs row says what was lost
+            record.count_error("building the rows")
+            entry["rows"] = {"runs": [bare_runs_row(record, redact)]}
+        return entry
     except Exception:  # noqa: BLE001 - the host never sees harness failures
         record.count_error("building the rows")
         return None
+
+
+def bare_runs_row(record: RunRecord, redact: Redactor) -> dict[str, Any]:
+    """The ``runs`` row of a run whose other rows could not be built: what the record says
+    without its events (status, times, error, names), its harness errors counted, scrubbed."""
+    row = {"run_id": record.run_id, "company_name": record.subject, "status": record.status,
+           "started_at": _rows.iso(record.start_ns), "completed_at": _rows.iso(record.end_ns),
+           "total_time_ms": (record.end_ns - record.start_ns) / 1e6, "timestamp": _rows.iso(record.end_ns),
+           "generated_by": "Us", "workflow": record.workflow, "batch_id": record.batch_id, "error": record.error,
+           "harness_errors": record.errors, "row_key": f"{record.run_id}:runs",
+           **{k: v for k, v in record.result.items() if k not in ("run_id", "row_key")}}
+    _rows.redact_rows([row], redact, _rows.PAYLOAD_COLUMNS)
+    return valid_row("runs", row)
 
 
 def derived_rows(entry: Mapping[str, Any], stored: Mapping[str, int]) -> dict[str, list[dict[str, Any]]]:
