@@ -163,6 +163,21 @@ def test_any_token_a_rule_accepts_is_redacted_whole(rule, seed, separator, layer
     assert token not in out and token[-6:] not in out.replace(REDACTED, "")
 
 
+@pytest.mark.parametrize("rule", TOKEN_RULES, ids=lambda rule: rule.name)
+def test_a_token_split_over_two_messages_is_redacted_in_both_wherever_it_is_split(rule):
+    token = token_of(rule)
+    redact = Redactor(environ={})
+    for cut_at in range(1, len(token)):
+        left, right = redact.across([f"my key is {token[:cut_at]}", f"{token[cut_at:]} keep it"])
+        assert (left, right) == (f"my key is {REDACTED}", f"{REDACTED} keep it"), cut_at
+
+
+def test_messages_that_only_meet_are_left_alone():
+    redact = Redactor(environ={})
+    texts = ["see the docs for sk-", "learn more", "the key", "token count: 42", ""]
+    assert redact.across(texts) == texts
+
+
 @pytest.mark.parametrize("line", ORDINARY)
 def test_ordinary_lines_are_left_alone_after_every_separator_in_every_encoding(line):
     redact = Redactor(environ={})
