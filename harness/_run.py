@@ -58,8 +58,8 @@ class Harness:
     finished runs not yet written hold in the host (default ``$HARNESS_MAX_PENDING_MB``, else
     64 MB): past it, the host waits for the writer.
 
-    ``strict``: a store that cannot be used (not a database, read-only, full, locked) raises
-    :class:`StoreError` here; by default it logs one warning, counts an error and the graph
+    ``strict``: a store that cannot be used (not a database, damaged, read-only, full, locked)
+    raises :class:`StoreError` here; by default it logs one warning, counts an error and the graph
     runs on, its runs kept in a bounded spool until the store can take them.
 
     ``redact`` adds the application's own secrets to what is redacted (see
@@ -84,7 +84,7 @@ class Harness:
         self.redact_rules = extra_rules(redact)
         # A store that cannot be used now does not stop the host (unless strict): its runs are
         # spooled and written once it can be (see harness.store.spool).
-        self.store = store if isinstance(store, Store) else Store(store, lazy=not strict)
+        self.store = store if isinstance(store, Store) else Store(store, lazy=not strict, check=strict)
         self._writer: Writer = make_writer(self.store, self.writer, tracer_provider=tracer_provider,
                                            max_pending=max_pending_bytes)
         self._held: list[Run] = []  # finished runs started with hold=True, not yet written

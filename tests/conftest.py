@@ -96,3 +96,28 @@ def returns_within(seconds: float, call, *args, **kwargs):
     if not ok:
         raise value
     return value
+
+
+@pytest.fixture
+def read_only():
+    """Makes a file, or a directory and what it holds, read-only for this process (file system
+    attributes for root, whom permission bits do not stop); undone after the test."""
+    import shutil
+    import subprocess
+
+    undo: list = []
+
+    def make(*paths: Path) -> None:
+        for path in paths:
+            if os.geteuid() != 0:
+                mode = path.stat().st_mode
+                path.chmod(0o555 if path.is_dir() else 0o444)
+                undo.append(lambda path=path, mode=mode: path.chmod(mode))
+            elif shutil.which("chattr") and subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode == 0:
+                undo.append(lambda path=path: subprocess.run(["chattr", "-i", str(path)], capture_output=True))
+            else:
+                pytest.fail(f"cannot make {path} read-only for root here (chattr +i failed)")
+
+    yield make
+    for step in reversed(undo):
+        step()

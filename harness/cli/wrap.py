@@ -15,7 +15,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ._errors import UsageError
-from ._open import load_prices_option, open_harness
+from ._open import load_prices_option, open_harness, require_stored
 from ._output import clip, progress, say, show
 from ._paths import writable_file
 
@@ -152,6 +152,7 @@ def command(
                 concurrency=concurrency or (4 if dataset is not None else 1), timeout=timeout, config=run_config,
                 context=run_context, sync=sync, append=append, shard=shard_of, judge=judge, scorers=scorers)
     run_ids = [run.run_id for run in runs]
+    require_stored(harness, run_ids)
     for run in runs:
         if run.status != "completed":
             say(f"harness: run {run.run_id} failed: {run.error}")
