@@ -28,6 +28,7 @@ from .tracing import rows as _rows
 from .tracing.callback import HarnessCallbackHandler
 from .tracing.events import describe_error, is_control_flow, root_failure
 from .tracing.record import RunRecord, build_rows, log_tests_row, now_iso, valid_row
+from .secrets.names import check_name
 from .secrets.redact import ExtraRule, extra_rules, host_redactor
 from .tracing.verify import PROFILES
 from .writers import Writer, make_writer, writer_kind
@@ -162,6 +163,8 @@ class Harness:
         next :meth:`flush`), so a caller running several at once writes them in its own order."""
         if profile not in PROFILES:
             raise ValueError(f"unknown profile {profile!r}; profiles are {', '.join(PROFILES)}")
+        if workflow is not None:
+            check_name("workflow", workflow, host_redactor(self.redact_rules))
         self._writer.prepare()  # e.g. the writer process starts now, to be ready when the run ends
         return Run(
             self, subject=subject, workflow=workflow, expected_tools=expected_tools,

@@ -32,6 +32,7 @@ from evaluators import (
 )
 
 from ..tracing.record import now_iso, score_row
+from ..secrets.names import UnsafeName, check_name
 from ..secrets.redact import Redactor, host_redactor
 from ..tracing.rows import redact_rows
 from .answer import answer_of
@@ -152,6 +153,8 @@ def scorers_of(given: Iterable[Any] | None) -> list[Scorer]:
     """Scorers from functions, :class:`Scorer` or ``module:function`` texts, their names distinct."""
     out = [load_scorer(s) if isinstance(s, str) else Scorer.of(s) for s in given or ()]
     names = [s.name for s in out]
+    for name in names:
+        safe_score_name(name)
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise ExperimentError(f"two scorers are named {twice[0]!r}: give one of them a score_name attribute or "
@@ -301,6 +304,9 @@ def _write(store: Any, batch: list[tuple[RunSnapshot, Case]], results: list[list
     had = set() if replace else {(r["run_id"], r["name"])  # what a score may not replace
                                  for r in store.rows("scores", ids, columns=["run_id", "name"])}
     created = now_iso()
+    for scored in results:  # a name that holds a secret: the batch is refused before anything is stored
+        for s in scored:
+            safe_score_name(s.result.name)
     rows = []
     for (run, _), scored in zip(batch, results):
         summary.runs += 1
@@ -407,14 +413,23 @@ _TRUE, _FALSE = ("true", "yes", "pass", "passed"), ("false", "no", "fail", "fail
 MAX_NAME_CHARS = 200
 
 
-def score_name(name: Any) -> str:
-    """A score's name: a non-empty text without surrounding blanks, at most 200 characters."""
+def score_name(name: Any, kind: str = "score") -> str:
+    """A score's name: a non-empty text without surrounding blanks, at most 200 characters,
+    with no secret and no control or invisible character (:func:`~harness.secrets.names.check_name`)."""
     if not isinstance(name, str) or not name.strip():
         raise ValueError("a score name is a non-empty text")
     name = name.strip()
     if len(name) > MAX_NAME_CHARS:
         raise ValueError(f"a score name has at most {MAX_NAME_CHARS} characters, not {len(name):,}")
-    return name
+    return check_name(kind, name)
+
+
+def safe_score_name(name: str) -> str:
+    """``name`` if a scorer's score may take it (see :func:`score_name`); :class:`ExperimentError` if not."""
+    try:
+        return check_name("score", name)
+    except UnsafeName as exc:
+        raise ExperimentError(f"{exc}; nothing of it is stored") from None
 
 
 def label_score(name: str, value: Any, comment: str | None = None) -> SourcedScore:
@@ -446,7 +461,7 @@ def label(store: Any, run: str, name: str, value: Any, *, comment: str | None = 
     check's or a scorer's score); the run's pass follows. Returns the row written."""
     from ..view.read import resolve_run_id
 
-    name = score_name(name)
+    name = score_name(name, "label")
     scored = label_score(name, value, comment)
     run_id = resolve_run_id(store, run)
     existing = next(iter(store.rows("scores", [run_id], columns=["source"], where={"name": name})), None)
