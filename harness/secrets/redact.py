@@ -173,6 +173,11 @@ class Redactor:
         self._placed = frozenset(n for n, rules in enumerate(self._rules_of)
                                  if any(self._rules[i][0].reach is not None for i in rules))
         self._automaton = ahocorasick_rs.AhoCorasick(list(needles), implementation=ahocorasick_rs.Implementation.DFA)
+        # The same needles over bytes, for ASCII text (nearly all): a third faster, and a byte's
+        # place is its character's there. (Needles are ASCII: see the environment rule's.)
+        self._ascii_automaton = ahocorasick_rs.BytesAhoCorasick(
+            [n.encode() for n in needles], implementation=ahocorasick_rs.Implementation.DFA) \
+            if all(n.isascii() for n in needles) else None
         #: how far chunks of a long text overlap, so a needle across two is whole in one
         self._overlap = max(map(len, needles), default=1)
         #: the provider tokens' rules, which :meth:`across` looks for where two texts meet
@@ -184,7 +189,7 @@ class Redactor:
     def _needles(self, folded: str) -> tuple[set[int], dict[int, list[int]]]:
         """The rules with a needle in ``folded`` (a case-folded text), and where the needles of
         those with a reach start."""
-        matches = self._automaton.find_matches_as_indexes(folded, overlapping=True)
+        matches = self._find(folded)
         present = {needle for needle, _, _ in matches}
         rules = set().union(*(self._rules_of[needle] for needle in present))
         starts: dict[int, list[int]] = {}
@@ -195,6 +200,12 @@ class Redactor:
                     for i in self._rules_of[needle]:
                         starts.setdefault(i, []).append(start)
         return rules, starts
+
+    def _find(self, folded: str) -> list[tuple[int, int, int]]:
+        """(needle, start, end) of every needle in ``folded`` (a case-folded text), overlapping."""
+        if self._ascii_automaton is not None and folded.isascii():
+            return self._ascii_automaton.find_matches_as_indexes(folded.encode("ascii"), overlapping=True)
+        return self._automaton.find_matches_as_indexes(folded, overlapping=True)
 
     def _windows(self, text: str) -> Iterator[tuple[int, str]]:
         """``text`` a chunk at a time, as (offset, chunk), chunks overlapping by the longest
@@ -209,8 +220,7 @@ class Redactor:
         """The rules worth running on ``text``, in table order."""
         found = set(self._always)
         for _, window in self._windows(text):
-            present = {needle for needle, _, _ in self._automaton.find_matches_as_indexes(window.casefold(),
-                                                                                          overlapping=True)}
+            present = {needle for needle, _, _ in self._find(window.casefold())}
             found.update(*(self._rules_of[needle] for needle in present))
         return sorted(found)
 

@@ -115,39 +115,60 @@ def walked(value: Any, budget: list[int]) -> Any:
 
 
 def _walk(value: Any, budget: list[int], depth: int) -> Any:
-    if value is None or isinstance(value, (bool, int, float)):
+    t = type(value)  # the plain types first, by their exact type (an isinstance of an ABC costs more)
+    if t is str:
+        return _walk_text(value, budget)
+    if value is None or t is int or t is float or t is bool:
         budget[0] -= 1
-        return value
-    if isinstance(value, str):
-        if len(value) >= budget[0]:
-            kept = value[:max(budget[0], 0)]
-            budget[0] = -1
-            return kept
-        budget[0] -= len(value) + 2
         return value
     if depth > 32:
         return _walk(repr(value), budget, depth)
+    if t is dict:
+        return _walk_mapping(value, budget, depth)
+    if t is list or t is tuple:
+        return _walk_items(value, budget, depth)
+    if isinstance(value, (bool, int, float)):
+        budget[0] -= 1
+        return value
+    if isinstance(value, str):
+        return _walk_text(value, budget)
     if isinstance(value, Mapping):
-        out: dict[str, Any] = {}
-        budget[0] -= 2
-        for key, item in value.items():
-            if budget[0] < 0:
-                break
-            name = _key(key)
-            budget[0] -= len(name) + 4
-            out[name] = _walk(item, budget, depth + 1)
-        return out
+        return _walk_mapping(value, budget, depth)
     if isinstance(value, (list, tuple, set, frozenset)):
-        items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
-        kept_items: list[Any] = []
-        budget[0] -= 2
-        for item in items:
-            if budget[0] < 0:
-                break
-            budget[0] -= 1
-            kept_items.append(_walk(item, budget, depth + 1))
-        return kept_items
+        return _walk_items(sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value, budget, depth)
     return _walk(_plain(value), budget, depth + 1)
+
+
+def _walk_text(value: str, budget: list[int]) -> str:
+    if len(value) >= budget[0]:
+        kept = value[:max(budget[0], 0)]
+        budget[0] = -1
+        return kept
+    budget[0] -= len(value) + 2
+    return value
+
+
+def _walk_mapping(value: Mapping[Any, Any], budget: list[int], depth: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    budget[0] -= 2
+    for key, item in value.items():
+        if budget[0] < 0:
+            break
+        name = key if type(key) is str else _key(key)
+        budget[0] -= len(name) + 4
+        out[name] = _walk(item, budget, depth + 1)
+    return out
+
+
+def _walk_items(items: Any, budget: list[int], depth: int) -> list[Any]:
+    kept_items: list[Any] = []
+    budget[0] -= 2
+    for item in items:
+        if budget[0] < 0:
+            break
+        budget[0] -= 1
+        kept_items.append(_walk(item, budget, depth + 1))
+    return kept_items
 
 
 # The C encoder walks plain data itself and asks _plain only for the other objects.
