@@ -18,6 +18,17 @@ from ._paired import (
     round_sig,
 )
 from ._verdict import VERDICTS, Verdict, holm, needed_cases, verdict
+from ._intervals import Estimate, clopper_pearson
+from ._kappa import KAPPA_WEIGHTS, cohen_kappa, kappa_estimate, spearman, spearman_estimate
+from ._raters import (
+    fleiss_estimate,
+    fleiss_kappa,
+    fleiss_table,
+    krippendorff_alpha,
+    krippendorff_estimate,
+)
+from ._agreement import Agreement, Rated, agreement
+from ._preference import Judgement, Preference, preference
 from ._answers import (
     ANSWER_CHECKS,
     DEFAULT_THRESHOLDS,
@@ -67,6 +78,7 @@ from ._evaluation import (
     synthesis_quality,
 )
 from ._generic import generic_run_rows, run_latency_ms
+from ._threads import THREAD_STATUSES, conversation, fold_turns, thread_passed, thread_status, total
 from ._scores import (
     SCORE_SOURCES,
     Score,
@@ -93,12 +105,14 @@ from ._judge import (
     AnswerGrade,
     JudgeResult,
     LLMJudge,
+    PairGrade,
     PairwiseResult,
     RetryAfterWait,
     grade_answer,
     is_transient,
     pairwise,
     grade_trajectory,
+    prefer_answer,
 )
 from ._judge_prompts import DIMENSIONS, JUDGE_SYSTEM_PROMPT, JudgeVerdict
 from ._quality import (
@@ -158,6 +172,26 @@ from ._tools import ToolCallMatch, ToolSelection, tool_call_match, tool_selectio
 from ._trajectory import TrajectoryMatch, observed_trajectory, trajectory_match
 
 __all__ = [
+    "PairGrade",
+    "prefer_answer",
+    "Estimate",
+    "clopper_pearson",
+    "KAPPA_WEIGHTS",
+    "cohen_kappa",
+    "kappa_estimate",
+    "spearman",
+    "spearman_estimate",
+    "fleiss_estimate",
+    "fleiss_kappa",
+    "fleiss_table",
+    "krippendorff_alpha",
+    "krippendorff_estimate",
+    "Agreement",
+    "Rated",
+    "agreement",
+    "Judgement",
+    "Preference",
+    "preference",
     "AGENT_WEIGHTS",
     "ANSWER_CHECKS",
     "CRITERIA",
@@ -226,6 +260,12 @@ __all__ = [
     "log_test_score",
     "pass_rate",
     "run_passed",
+    "THREAD_STATUSES",
+    "conversation",
+    "fold_turns",
+    "thread_passed",
+    "thread_status",
+    "total",
     "score_results",
     "score_row",
     "check_answer",

@@ -18,6 +18,8 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_at
 from ._checks import non_empty_text
 from ._evaluation import judge_overall
 from ._judge_prompts import (
+    ANSWER_PAIRWISE_SYSTEM_PROMPT,
+    ANSWER_PAIRWISE_USER_PROMPT,
     ANSWER_SYSTEM_PROMPT,
     ANSWER_USER_PROMPT,
     TRAJECTORY_AGAINST,
@@ -424,3 +426,41 @@ def grade_trajectory(model: Any, trajectory: str, *, reference: str | None = Non
     system = TRAJECTORY_SYSTEM_PROMPT.format(against=TRAJECTORY_AGAINST[against])
     user = TRAJECTORY_USER_PROMPT.format(question=_dump(question), criteria=criteria, trajectory=trajectory)
     return _grade(_Session(model, max_retries, retry_wait, retry_wait_max), system, user)
+
+
+@dataclass(frozen=True, slots=True)
+class PairGrade:
+    """One order of a pairwise comparison of two answers: ``better`` is ``"1"`` (the answer
+    shown first), ``"2"`` or ``"tie"``; None on error."""
+
+    status: Literal["ok", "error"]
+    better: Literal["1", "2", "tie"] | None
+    reasoning: str
+    model: str | None
+    total_tokens: int | None
+    duration_ms: float
+    error: str | None = None
+
+
+def prefer_answer(model: Any, first: str, second: str, *, question: Any = None, reference: Any = None,
+                  max_retries: int = 3, retry_wait: float = 1.0, retry_wait_max: float = 20.0) -> PairGrade:
+    """Ask which of two answers to one question is better, in the order given (a caller asks
+    again with the answers swapped to control position bias: :func:`evaluators.preference`),
+    with the same temperature-0, retry and re-ask protocol as :class:`LLMJudge`. Never raises
+    for a model failure: ``status="error"`` says why."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    session = _Session(model, max_retries, retry_wait, retry_wait_max)
+    user = ANSWER_PAIRWISE_USER_PROMPT.format(question=_dump(question),
+                                              reference="(none)" if reference is None else _dump(reference),
+                                              first=first or "(no answer)", second=second or "(no answer)")
+    start = time.perf_counter()
+    verdict, error = None, None
+    try:
+        verdict = session.ask([SystemMessage(content=ANSWER_PAIRWISE_SYSTEM_PROMPT), HumanMessage(content=user)],
+                              PairVerdict)
+    except Exception as exc:  # failures are values
+        error = _failure(exc)
+    return PairGrade(status="ok" if verdict else "error", better=verdict.better if verdict else None,
+                     reasoning=verdict.reasoning if verdict else "", model=session.name,
+                     total_tokens=session.total_tokens, duration_ms=(time.perf_counter() - start) * 1000, error=error)

@@ -164,6 +164,32 @@ Agent's answer to grade:
 """
 
 
+ANSWER_PAIRWISE_SYSTEM_PROMPT = """\
+You compare two answers an AI agent gave to the same question or task. Decide which answer \
+a careful person would rather receive: the one that is correct (against the reference answer \
+when one is given), answers what was asked, and is clear. Length is not quality, and the \
+order in which the answers are shown says nothing about them. If neither is better, say \
+tie. First write your reasoning, then your verdict.
+
+Answer with one JSON object and nothing else:
+{"reasoning": "...", "better": "1"}
+where "better" is "1", "2" or "tie"."""
+
+ANSWER_PAIRWISE_USER_PROMPT = """\
+Question or task (JSON):
+{question}
+
+Reference answer:
+{reference}
+
+Answer 1:
+{first}
+
+Answer 2:
+{second}
+"""
+
+
 class AnswerVerdict(BaseModel):
     """The answer judge's reply: reasoning before an integer score 0-10."""
 

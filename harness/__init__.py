@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .experiment.dataset import Case, Dataset, DatasetError, load_dataset
     from .experiment.runner import Experiment, ExperimentError
     from .experiment.scoring import RunSnapshot
+    from .experiment.threads import ThreadSnapshot
     from .tracing.callback import HarnessCallbackHandler
     from evaluators import Score
 
@@ -37,7 +38,8 @@ _ON_FIRST_USE = {
     "Case": ".experiment.dataset", "Dataset": ".experiment.dataset", "DatasetError": ".experiment.dataset",
     "load_dataset": ".experiment.dataset", "Experiment": ".experiment.runner",
     "ExperimentError": ".experiment.runner", "Comparison": ".experiment.compare",
-    "UnknownExperiment": ".experiment.compare", "RunSnapshot": ".experiment.scoring", "Score": "evaluators",
+    "UnknownExperiment": ".experiment.compare", "RunSnapshot": ".experiment.scoring", "ThreadSnapshot": ".experiment.threads",
+    "Score": "evaluators",
 }
 
 
@@ -73,6 +75,7 @@ __all__ = [
     "Sheet",
     "Store",
     "StoreError",
+    "ThreadSnapshot",
     "UnknownExperiment",
     "cost",
     "current_run",

@@ -34,6 +34,8 @@ from .tracing.verify import PROFILES
 from .writers import Writer, make_writer, writer_kind
 
 if TYPE_CHECKING:
+    from evaluators import Agreement
+
     from .experiment.compare import Comparison
     from .experiment.runner import Experiment
     from .experiment.scoring import ScoringSummary
@@ -177,20 +179,23 @@ class Harness:
     def experiment(self, name: str, graph: Any, dataset: Any, *, repeats: int = 1, concurrency: int = 4,
                    timeout: float | None = None, config: Mapping[str, Any] | None = None, context: Any = None,
                    sync: bool = False, append: bool = False, judge: Any = None, shard: tuple[int, int] | None = None,
-                   target: str | None = None, scorers: Sequence[Any] = ()) -> Experiment:
+                   target: str | None = None, scorers: Sequence[Any] = (),
+                   thread_scorers: Sequence[Any] = ()) -> Experiment:
         """Run ``graph`` over ``dataset`` (a .jsonl/.json/.csv path, or a list of cases) as the
         experiment ``name`` and return it when every run is written and scored (see
         :mod:`harness.experiment.runner`). ``judge`` is the chat model that grades cases
         whose ``answer_check`` is ``judge``; ``scorers`` are your own: functions of
         ``(run, case)``, sync or async, returning a number, a bool, a :class:`Score` or a dict
-        of them (see :mod:`harness.experiment.scoring`); ``shard=(k, n)`` runs the cases whose
-        index is k mod n. A taken name is refused unless ``append``."""
+        of them (see :mod:`harness.experiment.scoring`); ``thread_scorers`` judge each case's
+        whole thread (its turns) at once: functions of ``(thread, case)`` (see
+        :mod:`harness.experiment.threads`); ``shard=(k, n)`` runs the cases whose index is k mod
+        n. A taken name is refused unless ``append``."""
         from .experiment.runner import run_experiment
 
         return run_experiment(
             self, graph, dataset, name=name, target=target or getattr(graph, "name", None) or type(graph).__name__,
             repeats=repeats, concurrency=concurrency, timeout=timeout, config=config, context=context, sync=sync,
-            append=append, judge=judge, shard=shard, scorers=scorers,
+            append=append, judge=judge, shard=shard, scorers=scorers, thread_scorers=thread_scorers,
         )
 
     def rescore(self, experiment: str, scorers: Sequence[Any], *, replace: bool = False,
@@ -202,15 +207,45 @@ class Harness:
 
         return rescore(self, experiment, scorers, replace=replace, concurrency=concurrency)
 
-    def label(self, run_id: str, name: str, value: Any, *, comment: str | None = None) -> dict[str, Any]:
+    def score_threads(self, scorers: Sequence[Any], *, threads: Sequence[str] | None = None,
+                      experiment: str | None = None, replace: bool = False, concurrency: int = 4) -> ScoringSummary:
+        """Score whole threads (conversations) with thread ``scorers``, functions of ``(thread,
+        case)`` or ``"module:function"`` (see :mod:`harness.experiment.threads`), from the store:
+        the threads named (ids or unique starts), else those of ``experiment``, else every
+        thread. Each score is kept once per thread, on its last turn; ``runs.passed`` follows. A
+        name a thread already has a score of is refused unless ``replace``."""
+        from .experiment.threads import rescore_threads
+
+        return rescore_threads(self, scorers, threads=threads, experiment=experiment, replace=replace,
+                               concurrency=concurrency)
+
+    def label(self, run_id: str, name: str, value: Any, *, comment: str | None = None,
+              by: str | None = None) -> dict[str, Any]:
         """A person's judgement of a run (``run_id``: the full id or a unique start of it):
         ``True``/``False`` (or ``"true"``/``"false"``) is a pass/fail label, a number a value.
         Written as the run's score ``name`` (source ``human``), replacing an earlier label of
-        that name; ``runs.passed`` follows. Returns the score's row."""
+        that name by the same person (``by``: labels by several people stand side by side);
+        ``runs.passed`` follows. Returns the score's row."""
         from .experiment.scoring import label
 
         self.flush()
-        return label(self.store, run_id, name, value, comment=comment, redact=host_redactor(self.redact_rules))
+        return label(self.store, run_id, name, value, comment=comment, by=by,
+                     redact=host_redactor(self.redact_rules))
+
+    def agreement(self, score: str, against: str, *, experiments: Sequence[str] = (), threshold: float | None = None,
+                  label_threshold: float | None = None, weights: str = "quadratic", by: str | None = None,
+                  remember: bool = True) -> Agreement:
+        """How far the score ``score`` (a judge's, or any) agrees with people's labels
+        ``against`` over the runs that have both (of ``experiments``, else of the whole
+        store): Cohen's κ of their passes (``threshold``: the score's pass is its value at
+        it), weighted κ for labels on a scale, Spearman's ρ, each with a 95% interval, and
+        the people's agreement with each other (see :mod:`harness.experiment.agreement`).
+        ``remember``: ``compare`` then prints it beside the score."""
+        from .experiment.agreement import measure
+
+        self.flush()
+        return measure(self.store, score, against, experiments=experiments, threshold=threshold,
+                       label_threshold=label_threshold, weights=weights, by=by, remember=remember)
 
     def experiments(self) -> pd.DataFrame:
         """The store's experiments, oldest first: ``name``, what ran (target, dataset and its
@@ -221,15 +256,41 @@ class Harness:
         return experiment_table(self.store)
 
     def compare(self, a: str, b: str, *, alpha: float = 0.05, metrics: Sequence[str] | None = None,
-                gate: Sequence[str] | None = None, margin: Any = None) -> Comparison:
+                gate: Sequence[str] | None = None, margin: Any = None, against: Any = None,
+                min_agreement: float | None = None, min_labels: int = 30, pairwise: Any = None,
+                concurrency: int = 4) -> Comparison:
         """Experiment ``b`` against ``a``, paired by case (see :mod:`harness.experiment.compare`):
         ``.regressed`` is the CI gate (``assert not h.compare("main", "candidate").regressed``);
         ``gate`` names the gated metrics (default ``pass_rate``), ``margin`` the smallest change
-        that matters (``0.03``, ``"5%"``, ``{"latency_ms": 200}``)."""
-        from .experiment.compare import compare_experiments
+        that matters (``0.03``, ``"5%"``, ``{"latency_ms": 200}``).
 
+        Judges: ``against`` pairs a gated score with people's label (``"LABEL"`` or
+        ``{"score": "label"}``; else the pair ``h.agreement`` measured last) and
+        ``.agreements`` holds its agreement; with ``min_agreement`` a gated judge's score
+        whose agreement interval starts below it, or that has fewer than ``min_labels``
+        labelled runs, is refused (:class:`~harness.experiment.instruments.GateRefused`).
+        ``pairwise``: a judge (a chat model, a function ``(case, answer_a, answer_b)`` or
+        ``"module:function"``) asked which answer is better case by case in both orders; its
+        preference (``.pairwise``) is then the gate (see :mod:`harness.experiment.pairwise`)."""
+        import dataclasses
+
+        from .experiment.compare import compare_experiments
+        from .experiment.errors import ExperimentError
+        from .experiment.instruments import with_agreements
+        from .experiment.pairwise import compare_pairwise
+
+        if pairwise is not None and gate:
+            raise ExperimentError("with a pairwise judge the judge's preference is the gate: leave out gate")
         self.flush()
-        return compare_experiments(self.store, a, b, alpha=alpha, metrics=metrics, gate=gate, margin=margin)
+        comparison = compare_experiments(self.store, a, b, alpha=alpha, metrics=metrics,
+                                         gate=[] if pairwise is not None else gate, margin=margin)
+        comparison = with_agreements(self.store, comparison, against=against, min_agreement=min_agreement,
+                                     min_labels=min_labels)
+        if pairwise is None:
+            return comparison
+        unit = margin if isinstance(margin, (int, float)) and not isinstance(margin, bool) else 0.05
+        judged = compare_pairwise(self, a, b, pairwise, alpha=alpha, margin=float(unit), concurrency=concurrency)
+        return dataclasses.replace(comparison, pairwise=judged)
 
     def sheets(self, run_ids: Sequence[str] | None = None, *, sheets: Iterable[str] | None = None,
                columns: Mapping[str, Sequence[str]] | Sequence[str] | None = None,

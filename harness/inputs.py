@@ -71,6 +71,8 @@ DATASET = InputKind("dataset", 1_000_000_000, (".jsonl", ".json", ".csv"))
 PRICES = InputKind("prices file")
 CREDENTIALS = InputKind("credentials file")
 COMPANIES = InputKind("companies file")
+#: ``harness label --import``: the labels people filled in, one JSON object per line.
+LABELS = InputKind("labels file", 1_000_000_000, (".jsonl",))
 #: ``--input @file``, ``--config @file``, ``--context @file`` (named after the option).
 OPTION_FILE = InputKind("input file")
 

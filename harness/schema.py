@@ -201,6 +201,21 @@ SHEETS: tuple[Sheet, ...] = (
                "expected_tools, reference_trajectory, answer_check, answer_path, threshold, tolerance, "
                "require_tools, metadata), so a run can be scored again without the dataset.",
                "the experiment runner"),
+        Column("turn", "Extra", "int", "The run's place in its thread: 1 for the first run stored with its "
+               "``thread_id``, then one more per run, in order of ``started_at`` (ties by ``run_id``); empty "
+               "without a thread_id. Numbered by the store as runs arrive, whatever order they are written in.",
+               "the store (the runs of one thread_id by started_at)"),
+        Column("interrupts", "Extra", "json", "The human-in-the-loop interrupts the run stopped at, in the order "
+               "asked: a list of ``{id, node, value}`` (and ``tool`` when a tool asked): LangGraph's interrupt id, "
+               "the graph node that called ``interrupt(...)`` (the innermost, inside a subgraph), the value it was "
+               "given (redacted; cut at 10,000 characters with the truncation marker); empty when the run did not "
+               "stop at one. A thread whose last run has interrupts is waiting.", "captured"),
+        Column("resume", "Extra", "json", "What the run resumed its thread with, when its input was "
+               "``Command(resume=...)``: the value as given (a map of interrupt id -> answer when several were "
+               "answered at once; redacted, cut at 10,000 characters); empty otherwise.", "captured"),
+        Column("resumed_from", "Extra", "text", "The run this one resumed: the run before it in its thread, when "
+               "its input was a resume and that run stopped at an interrupt; empty otherwise.",
+               "the store (the run before it in its thread)"),
     )),
     Sheet("tool_calls", "Us", "One row per tool call that finished, with its input, output and place in the run.", (
         _RUN_ID,
@@ -731,6 +746,12 @@ SCORES = Sheet("scores", "Us", "One row per judgement of a run: a built-in check
     _ERROR.but(meaning="Why the score could not be made (the scorer raised, or returned NaN, an infinity or a "
                "wrong type); such a score does not pass.", written_by="the scorer"),
     Column("created_at", "ISO", "datetime", "When the score was made (UTC).", "the scorer"),
+    Column("rater", "Text", "text", "Who gave a person's label (``harness label --by``): labels of one run and name "
+           "by different people are kept side by side; empty for a label given without a name and for every other "
+           "score.", "the scorer"),
+), extra=(
+    Column("thread_id", "Extra", "text", "The thread a thread scorer judged (its score is kept once per thread, on "
+           "the thread's last run when it was scored); empty for a score of one run.", "the scorer"),
 ))
 #: Sheets beyond the spec's fifteen, exported after them.
 EXTRA_SHEETS: tuple[Sheet, ...] = (SCORES,)

@@ -28,8 +28,9 @@ __all__ = ["Score", "completed", "contains", "exact", "judge", "numeric", "regex
            "trajectory_judge", "trajectory_match"]
 
 
-def _named(fn: Scorer, name: str) -> Scorer:
+def _named(fn: Scorer, name: str, source: str = "code") -> Scorer:
     fn.__name__ = fn.score_name = name  # type: ignore[attr-defined]
+    fn.score_source = source  # type: ignore[attr-defined]  # "llm": a judge's score
     fn.__qualname__ = name
     fn.__module__ = __name__
     return fn
@@ -55,7 +56,7 @@ def _answer_check(check: str, reference: Any, threshold: float | None, name: str
         shown = run.answer if len(run.answer) <= 80 else run.answer[:79] + "…"
         return Score(value, value >= bar - 1e-12, f"{check}: {shown!r} against {ref!r}, passes at {bar:g}")
 
-    return _named(score, name)
+    return _named(score, name, "llm" if check == "judge" else "code")
 
 
 def exact(reference: Any = None, *, name: str = "exact") -> Scorer:
@@ -171,4 +172,4 @@ def trajectory_judge(model: Any, reference: Any = None, *, rubric: str | None = 
             raise RuntimeError(f"the trajectory judge failed: {grade.error}")
         return Score(grade.score, grade.score >= threshold - 1e-12, grade.reasoning)
 
-    return _named(score, name)
+    return _named(score, name, "llm")

@@ -34,6 +34,14 @@ def thread_harness(tmp_path: Path):
 
 
 @pytest.fixture(scope="session")
+def conversations(tmp_path_factory):
+    """A store of recorded conversations (see tests/support/conversations.py)."""
+    from tests.support.conversations import record_conversations
+
+    return record_conversations(tmp_path_factory.mktemp("threads") / "threads.db")
+
+
+@pytest.fixture(scope="session")
 def pg_server() -> Iterator[str]:
     """A real PostgreSQL server for the session (see tests/support/postgres.py)."""
     pytest.importorskip("psycopg", reason="the postgres extra (psycopg) is not installed")

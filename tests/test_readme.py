@@ -80,9 +80,11 @@ def test_the_shell_examples_run_as_shown(clean_env, capsys):
     (clean_env / "companies.txt").write_text("Contoso Ltd\n# a comment\nBlue Harbor Logistics\n", encoding="utf-8")
     ran = []
     multi_agent = README.split("## Multi-agent graphs", 1)[1].split("\n## ", 1)[0]
+    conversations = README.split("## Conversations and human-in-the-loop", 1)[1].split("\n## ", 1)[0]
     for block in blocks("bash"):
-        if any(marker in block for marker in EXTERNAL_BLOCKS) or block in multi_agent or "--scorer" in block:
-            continue  # (the multi-agent example's and the scorers' blocks run in their own tests)
+        if (any(marker in block for marker in EXTERNAL_BLOCKS) or block in multi_agent or block in conversations
+                or "--scorer" in block):
+            continue  # (the multi-agent, conversations and scorers' blocks run in their own tests)
         for line in command_lines(block):
             if (line.startswith(("harness wrap", "harness compare")) or "--to-store" in line
                     or "--experiment base" in line or any(option in line for option in EXTERNAL_LINES)):
@@ -167,6 +169,47 @@ def test_the_scorers_example_scores_rescores_and_labels_as_shown(clean_env, caps
     scores = {(r["name"], r["source"]) for r in store.rows("scores")}
     assert {("looked_up_the_country", "code"), ("short_answer", "code"), ("reviewed", "human")} <= scores
     assert {r["passed"] for r in store.rows("runs", columns=["passed"])} == {0}  # the tool-argument check fails
+
+
+def test_the_conversations_example_records_shows_scores_and_evaluates_threads_as_shown(clean_env, capsys):
+    section = README.split("## Conversations and human-in-the-loop", 1)[1].split("\n## ", 1)[0]
+    desk, scorers = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    (clean_env / "support_desk.py").write_text(desk)
+    (clean_env / "thread_scorers.py").write_text(scorers)
+    (cases,) = re.findall(r"```json\n(.*?)```", section, flags=re.S)
+    (clean_env / "conversations.jsonl").write_text(cases)
+    done = subprocess.run([sys.executable, "support_desk.py"], cwd=clean_env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["ticket-42 completed Send this reply?",
+                                        "ticket-42 completed We will refund your order (order 42 arrived broken).",
+                                        "ticket-43 completed Send this reply?"]
+    shells = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
+    modules = ("support_desk", "thread_scorers")
+    outputs = []
+    try:
+        for shell in shells:
+            for line in command_lines(shell):
+                assert run_cli(line) == 0, (line, capsys.readouterr().err)
+                outputs.append(capsys.readouterr().out)
+    finally:
+        for name in modules:
+            sys.modules.pop(name, None)
+    threads, show_thread, waiting, rescored, wrapped, desk_threads = outputs
+    assert re.search(r"ticket-42\s+2\s+completed", threads) and re.search(r"ticket-43\s+1\s+waiting", threads)
+    said = ["turn 1", "order 42 arrived broken", "Send this reply?", "(approve)", "turn 2", "answer   yes",
+            "We will refund your order"]
+    places = [show_thread.index(s) for s in said]
+    assert places == sorted(places)
+    assert "ticket-43" in waiting and "ticket-42" not in waiting
+    assert "scored 1 thread(s): 1 score(s) written" in rescored
+    assert "experiment desk: 5 run(s) of 3 case(s), passed 5/5" in wrapped, wrapped
+    assert "code score refund_needs_approval: 3 run(s), passed 3/3" in wrapped
+    listed = json.loads(subprocess.run([sys.executable, "-m", "harness", "threads", "--experiment", "desk", "--json"],
+                                       cwd=clean_env, capture_output=True, text=True, timeout=120).stdout)
+    assert sorted((t["case_id"], t["turns"], t["status"], t["passed"]) for t in listed) == [
+        ("approved", 2, "completed", True), ("asks", 1, "waiting", True), ("declined", 2, "completed", True)]
+    assert desk_threads.count("desk / ") == 3
 
 
 def test_the_team_store_examples_shard_an_experiment_and_copy_runs(clean_env, capsys):
@@ -254,3 +297,52 @@ def test_the_readme_points_at_nothing_a_clone_does_not_have():
         if not target.startswith("http"):
             assert (ROOT / target).exists(), target
     assert not re.search(r"DESIGN|seed \d|/work/", README)
+
+
+def test_the_judge_examples_label_measure_gate_and_compare_pairwise_as_shown(clean_env, capsys):
+    evaluate = README.split("## Evaluate your own agent", 1)[1].split("\n## ", 1)[0]
+    (clean_env / "capitals.py").write_text(re.findall(r"```python\n(.*?)```", evaluate, flags=re.S)[0])
+    (clean_env / "cases.jsonl").write_text(re.findall(r"```json\n(.*?)```", evaluate, flags=re.S)[0])
+    checking = README.split("## Checking your judge", 1)[1].split("\n## ", 1)[0]
+    pairwise = README.split("## Pairwise comparison", 1)[1].split("\n## ", 1)[0]
+    (judges,) = re.findall(r"```python\n(.*?)```", checking, flags=re.S)
+    (clean_env / "my_judges.py").write_text(judges)
+    (labelling,) = re.findall(r"```bash\n(.*?)```", checking, flags=re.S)
+    (refused,) = re.findall(r"```text\n(.*?)```", checking, flags=re.S)
+    (comparing,) = re.findall(r"```bash\n(.*?)```", pairwise, flags=re.S)
+    (printed,) = re.findall(r"```text\n(.*?)```", pairwise, flags=re.S)
+    modules = ("capitals", "my_judges")
+    for name in modules:
+        sys.modules.pop(name, None)
+    cities = ("Paris", "Tokyo", "Lima", "Nairobi", "Santiago", "Cairo")
+    codes, outputs = [], []
+    try:
+        shell = command_lines(re.findall(r"```bash\n(.*?)```", evaluate, flags=re.S)[0])
+        assert [run_cli(line) for line in shell[:2]] == [0, 0]  # the base and cand experiments
+        base_run = next(r["run_id"] for r in Store(clean_env / "harness.db").rows(
+            "runs", columns=["run_id"], where={"experiment": "base"}))
+        for line in command_lines(labelling) + command_lines(comparing):
+            if "--import" in line:  # a person fills in the queue: right when the answer names the city
+                queue = clean_env / "queue.jsonl"
+                lines = [json.loads(text) for text in queue.read_text().splitlines()]
+                for entry in lines:
+                    entry["label"]["right"] = any(city in (entry["answer"] or "") for city in cities)
+                queue.write_text("".join(json.dumps(entry) + "\n" for entry in lines))
+            capsys.readouterr()
+            codes.append(run_cli(line.split("||")[0].strip(), RUN_ID=base_run))
+            outputs.append(capsys.readouterr())
+    finally:
+        for name in modules:
+            sys.modules.pop(name, None)
+    assert codes == [0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 0]
+    assert "wrote queue.jsonl: 12 run(s) of base, cand to label right" in outputs[2].out
+    assert "stored 12 label(s) from queue.jsonl (right 12)" in outputs[3].out
+    assert "Cohen's κ (passes)" in outputs[5].out and "people: alice, bob" in outputs[5].out
+    by_alice = json.loads(outputs[6].out)
+    assert by_alice["headline"]["statistic"] == "kappa" and by_alice["headline"]["value"] == 1.0
+    assert by_alice["headline"]["ci_low"] == pytest.approx(0.4707, abs=1e-4)  # as the README says
+    assert outputs[7].err.strip() == refused.strip()
+    shown = outputs[8].out
+    for line in printed.strip().splitlines():
+        assert line.split("...")[0].strip() in shown
+    assert json.loads(outputs[10].out)["pairwise"]["judge"] == "my_judges:shorter"

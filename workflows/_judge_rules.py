@@ -17,6 +17,8 @@ Grades (integers 0-10):
   ``2 + round(8 * named / with_data)``; 0 when no source had data (nothing was used).
 
 A pairwise prompt (two assessments) is answered by the higher total grade; equal -> tie.
+A pairwise answer prompt (two answers to one question) prefers the answer of the higher
+word-overlap F1 with the reference (with the question when there is none); equal -> tie.
 An answer-grading prompt (an agent's answer against a reference) is graded by word overlap:
 ``round(10 * token_f1(answer, reference))``.
 """
@@ -41,6 +43,24 @@ def is_judge_prompt(prompt: str) -> bool:
 
 def is_pairwise_prompt(prompt: str) -> bool:
     return "Assessment 1" in prompt and "Assessment 2" in prompt
+
+
+def is_answer_pairwise_prompt(prompt: str) -> bool:
+    return "Reference answer:" in prompt and "\nAnswer 1:\n" in prompt and "\nAnswer 2:\n" in prompt
+
+
+def answer_preference(prompt: str) -> dict[str, Any]:
+    """The pairwise answer judge's JSON reply: the answer of the higher word-overlap F1 with
+    the reference (with the question when there is none) is better; equal -> tie."""
+    head, _, rest = prompt.partition("\nAnswer 1:\n")
+    first, _, second = rest.rpartition("\nAnswer 2:\n")
+    reference = head.split("Reference answer:", 1)[1].strip()
+    if reference == "(none)":
+        reference = head.split("Reference answer:", 1)[0].split("Question or task (JSON):", 1)[-1]
+    overlaps = [token_f1(first.strip(), reference), token_f1(second.strip(), reference)]
+    better = "tie" if overlaps[0] == overlaps[1] else ("1" if overlaps[0] > overlaps[1] else "2")
+    return {"reasoning": f"word overlap with the reference: F1 {overlaps[0]:.2f} vs {overlaps[1]:.2f}",
+            "better": better}
 
 
 def is_answer_prompt(prompt: str) -> bool:

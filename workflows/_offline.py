@@ -142,6 +142,8 @@ class OfflineAnalyst(BaseChatModel):
             return _judge_rules.answer_grade(prompt)
         if _judge_rules.is_pairwise_prompt(prompt):
             return _judge_rules.pairwise_answer(prompt)
+        if _judge_rules.is_answer_pairwise_prompt(prompt):
+            return _judge_rules.answer_preference(prompt)
         return {"error": "offline-analyst answers the credit workflow's prompts only"}
 
 

@@ -17,6 +17,7 @@ from .. import config
 from ..inputs import CREDENTIALS, InputError, not_regular, read_json_file
 from ..schema import SHEET_NAMES, SHEETS, SHEETS_BY_NAME
 from . import _recompute as recompute
+from ._agreement import agreements
 from ._aggregate import aggregate_runs, plot_data, run_records
 from ._crossref import Facts, check_log_tests, check_runs
 from ._model import AuditInputError, AuditResult, Finding
@@ -146,6 +147,7 @@ def audit_source(source: Source, *, tolerance: float = 1e-6, baseline_model: str
         aggregates=aggregates,
         plots=plot_data(records, facts),
         notes=tuple(notes),
+        agreement=agreements(facts.judgements),
     )
 
 

@@ -18,6 +18,8 @@ Rules (the project's sheet decisions, docs/decisions.md, and the run builder):
 - ``evaluation_score`` = the run's ``evaluations.overall_score`` as its parts give it;
 - ``risk_level``, ``credit_score``, ``confidence`` = those of the run's last ``assessments``
   row, when it has one;
+- ``turn`` and ``resumed_from`` = the run's place in its thread and the run before it, when it
+  resumed that run's interrupt (:func:`thread_links`, from the ``runs`` rows alone);
 - every ``log_tests`` count = the run's rows in that sheet; ``total_sheets_logged`` and
   ``verification_status`` by :mod:`harness.tracing.verify` from those counts, the row's
   ``required_sheets`` (else its profile's) and ``written_rows``.
@@ -72,6 +74,8 @@ class Facts:
     model_costs: dict[str, dict[str, float | None]] = field(default_factory=dict)
     scored: bool = False  # the source has a scores sheet
     score_passes: dict[str, list[int | None]] = field(default_factory=lambda: defaultdict(list))
+    # (run, name, value, passed, source, error, rater) of labels, judges and scorers (scores sheet)
+    judgements: list[tuple[Any, ...]] = field(default_factory=list)
 
     def count(self, table: Table) -> None:
         self.counts.setdefault(table.name, Counter()).update(table.column("run_id"))
@@ -167,10 +171,16 @@ class Facts:
                                     found.get("require_tools") is True)
 
     def from_scores(self, table: Table) -> None:
-        """The pass of each score of each run (empty: a score that does not gate its run)."""
+        """The pass of each score of each run (empty: a score that does not gate its run), and
+        the judgements agreement reads: people's labels and the judges' and scorers' scores."""
         for run, passed in zip(table.column("run_id"), table.column("passed")):
             value = number_or_none(passed) if not is_empty(passed) else None
             self.score_passes[run].append(None if value is None else int(value == 1))
+        raters = table.column("rater") if table.has("rater") else repeat(None)
+        for row in zip(table.column("run_id"), table.column("name"), table.column("value"), table.column("passed"),
+                       table.column("source"), table.column("error"), raters):
+            if row[4] in ("human", "llm", "code") and is_empty(row[5]) and type(row[1]) is str:
+                self.judgements.append(row)
 
     def passed(self, row: Mapping[str, Any]) -> bool | None:
         """The run's pass as the sheets give it: from its scores (:func:`evaluators.run_passed`)
@@ -203,11 +213,39 @@ def _plus(a: float | None, b: float | None) -> float | None:
     return a if b is None else b if a is None else a + b
 
 
+def thread_links(runs: Table) -> dict[int, tuple[int, str | None]]:
+    """Row -> (its turn, the run it resumed) as its thread gives them: the rows of one
+    ``thread_id`` ordered by ``started_at`` (ties by ``run_id``) are turns 1, 2, ...; a row
+    with a ``resume`` resumed the row before it when that one has ``interrupts``."""
+    if not runs.has("thread_id"):
+        return {}
+    threads: dict[str, list[tuple[str, str, int, bool, bool]]] = defaultdict(list)
+    for i, row in runs.records():
+        if not is_empty(row.get("thread_id")):
+            threads[str(row["thread_id"])].append((str(row.get("started_at") or ""), str(row["run_id"]), i,
+                                                   not is_empty(row.get("resume")),
+                                                   not is_empty(row.get("interrupts"))))
+    out: dict[int, tuple[int, str | None]] = {}
+    for members in threads.values():
+        members.sort()
+        for turn, (_, run_id, i, resumes, _asked) in enumerate(members, start=1):
+            before = members[turn - 2] if turn > 1 else None
+            out[i] = (turn, before[1] if before is not None and resumes and before[4] else None)
+    return out
+
+
 def check_runs(runs: Table, facts: Facts, tolerance: float) -> Iterator[Finding]:
     check = Checker(runs, tolerance)
     llm_counts = facts.counts.get("llm_calls", Counter())
+    links = thread_links(runs)
     for i, row in runs.records():
         run = row["run_id"]
+        if runs.has("turn") and runs.has("started_at"):
+            turn, resumed = links.get(i, (None, None))
+            check.check(i, row, "turn", turn, "turn = the run's place among the runs of its thread_id by "
+                        "started_at (ties by run_id)", "recompute")
+            check.check(i, row, "resumed_from", resumed, "resumed_from = the run before it in its thread, when "
+                        "it has a resume and that run has interrupts", "recompute")
         check.check(i, row, "total_llm_calls", llm_counts.get(run, 0),
                     "total_llm_calls = the run's rows in llm_calls", "cross-sheet")
         totals = facts.call_totals.get(run, (None, None))

@@ -172,6 +172,21 @@ def _pass_k(result: AuditResult) -> str:
             f"<th>Runs (n)</th><th>Passed (c)</th>{head}</tr></thead><tbody>{rows}</tbody></table>")
 
 
+def _agreement(result: AuditResult) -> str:
+    from harness.view.judges import estimate_text, headline_name
+
+    if not result.agreement:
+        return ""
+    rows = "".join(
+        f"<tr><td>{_e(a['score'])}</td><td>{_e(a['label'])}</td><td class='num'>{a['n']:,}</td>"
+        f"<td>{_e(headline_name(a))}</td><td class='num'>{_e(estimate_text(a.get('headline')))}</td>"
+        f"<td class='num'>{_e(estimate_text((a.get('passes') or {}).get('raw_agreement')))}</td></tr>"
+        for a in result.agreement)
+    return ("<h2>Scores against people's labels (recomputed from the scores sheet)</h2><table><thead><tr>"
+            "<th>Score</th><th>Label</th><th>Runs</th><th>Statistic</th><th>Value [95% CI]</th>"
+            f"<th>Raw agreement (passes)</th></tr></thead><tbody>{rows}</tbody></table>")
+
+
 def render_html(result: AuditResult) -> str:
     """The report page for ``result``."""
     plots = result.plots
@@ -205,6 +220,7 @@ def render_html(result: AuditResult) -> str:
         + _groups(f"Per model{baseline}", agg.by_model, uplift=True)
         + _groups(type_title, agg.by_type, uplift=False)
         + _pass_k(result)
+        + _agreement(result)
         + f"<h2>Plots</h2><div class='plots'>{figures}</div>"
         f"</main><script>{_SCRIPT}</script></body></html>"
     )

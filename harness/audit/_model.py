@@ -124,6 +124,7 @@ class AuditResult:
     aggregates: Aggregates
     plots: PlotData
     notes: tuple[str, ...] = ()  # what could not be checked, and why
+    agreement: tuple[dict[str, Any], ...] = ()  # judges against people's labels, from the scores sheet
 
     @property
     def clean(self) -> bool:
@@ -140,6 +141,7 @@ class AuditResult:
             "rows": self.rows,
             "findings": [f.to_dict() for f in self.findings],
             "aggregates": self.aggregates,
+            "agreement": list(self.agreement),
             "notes": list(self.notes),
         })
 

@@ -97,4 +97,20 @@ def summary(result: AuditResult) -> RenderableType:
     table = _pass_k_table(result)
     if table is not None:
         parts.append(table)
+    if result.agreement:
+        parts.append(_agreement_table(result))
     return Group(*parts)
+
+
+def _agreement_table(result: AuditResult) -> Table:
+    from harness.view.judges import estimate_text, headline_name
+
+    table = Table(title="Scores against people's labels (recomputed from the scores sheet)", title_justify="left",
+                  caption="95% intervals: exact for proportions, a seeded bootstrap over runs for κ and ρ",
+                  caption_justify="left")
+    for name in ("score", "label", "runs", "statistic", "value [95% CI]", "raw agreement"):
+        table.add_column(name, justify="right" if name == "runs" else "left")
+    for a in result.agreement:
+        table.add_row(a["score"], a["label"], f"{a['n']:,}", headline_name(a), estimate_text(a.get("headline")),
+                      estimate_text((a.get("passes") or {}).get("raw_agreement")))
+    return table

@@ -45,7 +45,8 @@ def _root(
     """Trace, evaluate and audit LangGraph agent runs."""
 
 
-_COMMANDS = ("run", "wrap", "rescore", "label", "compare", "list", "show", "report", "export", "audit")
+_COMMANDS = ("run", "wrap", "rescore", "label", "agreement", "compare", "list", "threads", "show", "report", "export",
+             "audit")
 for _name in _COMMANDS:
     try:
         _module = importlib.import_module(f"{__name__}.{_name}")

@@ -1,6 +1,7 @@
 """Compare two experiments case by case: per metric both means, the difference with its interval, one-sided p-values (exact binomial for pass/fail, exact sign-flip permutation otherwise), an effect size and a verdict: regressed, improved, no_change (within --margin) or inconclusive.
 
 Repeats count once per case (their mean). The gated metrics (pass_rate unless --gate names others; Holm-adjusted when several) decide the exit code: `harness compare base cand --fail-on-regression` exits 1 when a gated metric regressed, `--fail-on-inconclusive` also when one is inconclusive. Exit 2 for an experiment the store does not have or a bad option.
+A judge's score that people labelled (`harness agreement`, or --against LABEL) is printed with its agreement; `--min-agreement 0.6` refuses (exit 2) to gate on a judge whose agreement interval starts lower or that fewer than --min-labels runs have. `--pairwise builtin` (or MODULE:FUNCTION) asks a judge which answer is better, case by case in both orders, and gates on its preference.
 """
 
 from __future__ import annotations
@@ -37,9 +38,22 @@ def command(
                          "or NAME=VALUE for one metric (latency_ms=200, total_cost=5%).")] = None,
     alpha: Annotated[float, typer.Option(
         help="Significance level of each one-sided test, below 0.5; intervals are at 1 - 2*alpha.")] = 0.05,
+    against: Annotated[Optional[list[str]], typer.Option(
+        "--against", metavar="LABEL", help="The people's label a gated score is checked against (SCORE=LABEL with "
+                                           "several); default: what harness agreement measured last.")] = None,
+    min_agreement: Annotated[Optional[float], typer.Option(
+        "--min-agreement", help="Refuse (exit 2) to gate on a judge's score whose agreement interval starts below "
+                                "this (e.g. 0.6).")] = None,
+    min_labels: Annotated[int, typer.Option(
+        "--min-labels", help="With --min-agreement: the labelled runs a judge's score needs.")] = 30,
+    pairwise: Annotated[Optional[str], typer.Option(
+        "--pairwise", metavar="JUDGE", help="Ask JUDGE which answer is better, case by case in both orders, and gate "
+                                            "on its preference: builtin (the configured provider's model) or "
+                                            "MODULE:FUNCTION taking (case, answer_a, answer_b).")] = None,
 ) -> None:
     from harness.experiment.compare import Margins, UnknownMetric, compare_experiments
     from harness.experiment.errors import ExperimentError
+    from harness.experiment.instruments import with_agreements
 
     if not 0 < alpha < 0.5:
         raise UsageError(f"--alpha must be between 0 and 0.5, got {alpha}")
@@ -47,10 +61,15 @@ def command(
         Margins.parse(margin)
     except ValueError as exc:
         raise UsageError(f"--{exc}") from None
+    if pairwise is not None and gate:
+        raise UsageError("--pairwise makes the judge's preference the gate: leave out --gate")
     opened = open_store(store)
     try:
-        comparison = compare_experiments(opened, a, b, alpha=alpha, metrics=metric, gate=gate, margin=margin)
-    except ExperimentError as exc:  # a blank name, or one without runs
+        comparison = compare_experiments(opened, a, b, alpha=alpha, metrics=metric,
+                                         gate=[] if pairwise is not None else gate, margin=margin)
+        comparison = with_agreements(opened, comparison, against=against, min_agreement=min_agreement,
+                                     min_labels=min_labels)
+    except ExperimentError as exc:  # a blank name, one without runs, or a judge the gate cannot trust
         raise UsageError(str(exc)) from None
     except UnknownMetric as exc:  # a metric the experiments do not have, named by the option it came from
         text = str(exc)
@@ -60,6 +79,8 @@ def command(
         raise UsageError(str(exc)) from None
     finally:
         opened.close()
+    if pairwise is not None:
+        comparison = _judged(comparison, pairwise, store=store, alpha=alpha, margin=margin)
     if as_json:
         show_json(comparison.to_dict())
     else:
@@ -75,6 +96,7 @@ def _table(comparison: dict[str, Any]) -> None:
 
     from harness.view.comparison import (VERDICT_MEANINGS, ci_heading, gate_state, holm_sentence, interval_ends,
                                          needed_sentence, p_text)
+    from harness.view.judges import agreement_sentence, pairwise_gate
 
     a, b = comparison["a"], comparison["b"]
     table = Table(title=f"{a} → {b} · {comparison['paired_cases']} paired case(s) · alpha {comparison['alpha']:g} · "
@@ -101,10 +123,69 @@ def _table(comparison: dict[str, Any]) -> None:
     for m in comparison["metrics"]:
         if m["gated"] and (sentence := needed_sentence(m, comparison, lambda v, s: _num(v, signed=s))):
             lines.append(Text(sentence))
-    state, sentence = gate_state(comparison)
+    lines.extend(Text(agreement_sentence(found), style="cyan") for found in comparison.get("agreement") or ())
+    if (judged := comparison.get("pairwise")) is not None:
+        lines.extend(_pairwise_lines(judged))
+        state, sentence = pairwise_gate(judged)
+    else:
+        state, sentence = gate_state(comparison)
     lines.append(Text(f"gate: {sentence}", style={"regressed": "bold red", "inconclusive": "bold yellow",
                                                    "passed": "green", "ungated": ""}[state]))
     show(Group(*lines))
+
+
+def _judged(comparison: Any, judge: str, *, store: str | None, alpha: float, margin: list[str] | None) -> Any:
+    """The comparison with the pairwise judge's preference (the judge's runs recorded in the store)."""
+    import dataclasses
+
+    from harness.experiment.errors import ExperimentError
+    from harness.experiment.pairwise import compare_pairwise
+
+    from ._open import open_harness
+
+    if judge == "builtin":
+        from workflows import ProviderError, make_model
+
+        try:
+            judge_model: Any = make_model(temperature=0.0)
+        except (ProviderError, ValueError) as exc:
+            raise UsageError(f"--pairwise builtin: {exc}") from None
+    else:
+        judge_model = judge
+    unit = next((float(m) for m in margin or () if "=" not in m and not m.endswith("%")), 0.05)
+    harness = open_harness(store)
+    try:
+        judged = compare_pairwise(harness, comparison.a, comparison.b, judge_model, alpha=alpha, margin=unit)
+    except ExperimentError as exc:
+        raise UsageError(str(exc)) from None
+    return dataclasses.replace(comparison, pairwise=judged)
+
+
+def _pairwise_lines(p: dict[str, Any]) -> list[Any]:
+    from rich.text import Text
+
+    from harness.view.comparison import VERDICT_MEANINGS, p_number
+    from harness.view.judges import flips_sentence, preference_sentence
+
+    low, high = p["delta_ci"]
+    spent = p["judge_runs"]
+    cost = "unpriced" if spent["cost"] is None else f"${spent['cost']:.4f}"
+    lines = [Text(f"pairwise judge {p['judge']}: {p['n']} case(s), {p['judgements']} judgement(s) in both orders",
+                  style="bold"),
+             Text(preference_sentence(p, p["a"], p["b"])),
+             Text(f"sign test on the {p['wins'] + p['losses']} decided case(s): p_worse {p_number(p['p_worse'])}, "
+                  f"p_better {p_number(p['p_better'])} (exact, one-sided); {p['b']} wins − losses per case "
+                  f"{_num(p['delta'], signed=True)} [{_num(low, signed=True)}, {_num(high, signed=True)}], "
+                  f"margin ±{_num(p['margin'])}"),
+             Text(flips_sentence(p)),
+             Text(f"verdict: {p['verdict']} ({VERDICT_MEANINGS[p['verdict']]})"),
+             Text(f"judge runs: {spent['model_calls']} model call(s), {spent['tokens']:,} tokens, {cost}, recorded as "
+                  f"experiment {spent['experiment']}", style="dim")]
+    lines.extend(Text(f"warning: {w}", style="yellow") for w in p["warnings"])
+    if p["failed_judgements"]:
+        lines.append(Text(f"warning: {p['failed_judgements']} judgement(s) failed and are left out: "
+                          + "; ".join(p["errors"]), style="yellow"))
+    return lines
 
 
 def _num(value: float | None, *, signed: bool = False) -> str:

@@ -46,9 +46,13 @@ def command(
             """What `harness compare A B --json` prints, for the report's compare view."""
             return compare_experiments(opened, a, b, read=read).to_dict()
 
+        from harness.experiment.agreement import remembered
+        from harness.experiment.instruments import agreements
+
         try:
+            judges = agreements(opened, list(remembered(opened)))  # what harness agreement measured
             report = write_report(opened, out, run_ids=ids, experiments=experiment or (), limit=limit or None,
-                                  compare=compare)
+                                  compare=compare, agreements=judges)
         except (OSError, NotAFile) as exc:
             raise UsageError(f"cannot write {str(out)!r}: {getattr(exc, 'strerror', None) or exc}") from None
     finally:

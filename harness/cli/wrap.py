@@ -105,6 +105,9 @@ def command(
         help="LangGraph runtime context (context=): JSON or @file.json.")] = None,
     scorer: Annotated[Optional[list[str]], typer.Option(
         "--scorer", help="Your own scorer MODULE:FUNCTION, a function of (run, case) (repeatable); with --dataset.")] = None,
+    thread_scorer: Annotated[Optional[list[str]], typer.Option(
+        "--thread-scorer", help="A thread scorer MODULE:FUNCTION, a function of (thread, case) that judges each case's "
+        "whole conversation (repeatable); with --dataset.")] = None,
     prices: Annotated[Optional[Path], typer.Option(help="TOML file of model prices that win over the bundled table.")] = None,
     store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL.")] = None,
     out: Annotated[Optional[Path], typer.Option(help="Also export the runs to this .xlsx file.")] = None,
@@ -118,7 +121,7 @@ def command(
         raise UsageError("give --input (one run) or --dataset (an experiment over its cases)")
     if input is not None:
         for option, value in (("--experiment", experiment), ("--shard", shard), ("--append", append or None),
-                              ("--scorer", scorer or None)):
+                              ("--scorer", scorer or None), ("--thread-scorer", thread_scorer or None)):
             if value is not None:
                 raise UsageError(f"{option} goes with --dataset")
     elif any(v is not None for v in (subject, expected_tools, reference_trajectory)):
@@ -136,6 +139,7 @@ def command(
         }])
         shard_of = parse_shard(shard)
         scorers = scorers_of(scorer)
+        thread_scorers = scorers_of(thread_scorer)
     except (DatasetError, ExperimentError) as exc:
         raise UsageError(str(exc)) from None
     run_config = parse_json_option(config, "--config") if config is not None else None
@@ -150,7 +154,8 @@ def command(
     name = (default_name(target) if experiment is None else experiment) if dataset is not None else None
     runs = _run(harness, graph, cases, name=name, target=target, repeats=repeats,
                 concurrency=concurrency or (4 if dataset is not None else 1), timeout=timeout, config=run_config,
-                context=run_context, sync=sync, append=append, shard=shard_of, judge=judge, scorers=scorers)
+                context=run_context, sync=sync, append=append, shard=shard_of, judge=judge, scorers=scorers,
+                thread_scorers=thread_scorers)
     run_ids = [run.run_id for run in runs]
     require_stored(harness, run_ids)
     for run in runs:

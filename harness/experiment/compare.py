@@ -29,12 +29,13 @@ from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequenc
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluators import SIGN_FLIP_DRAWS, holm, mean_of_repeats, needed_cases, paired_test, verdict
+from evaluators import SIGN_FLIP_DRAWS, fold_turns, holm, mean_of_repeats, needed_cases, paired_test, verdict
 
 from .runner import ExperimentError
 
 _CHUNK = 500  # run ids per query
-_RUN_COLUMNS = ["run_id", "case_id", "passed", "status", "total_time_ms", "total_tokens", "total_cost"]
+_RUN_COLUMNS = ["run_id", "case_id", "passed", "status", "total_time_ms", "total_tokens", "total_cost",
+                "repeat_index", "turn", "started_at"]
 DEFAULT_GATE = ("pass_rate",)
 UNIT_MARGIN = 0.05  # rates and scores in [0, 1]
 RELATIVE_MARGIN = 0.10  # latency, tokens and cost: a share of A's mean
@@ -59,7 +60,11 @@ class ExperimentRuns:
 
     def __init__(self, store: Any, name: str) -> None:
         self.name = name
-        self.runs = list(store.rows("runs", columns=_RUN_COLUMNS, where={"experiment": name}))
+        # A multi-turn case's turns are one unit (its last turn, latency, tokens and cost summed):
+        # see evaluators.fold_turns; ``members`` maps each unit to its runs.
+        folded = fold_turns(list(store.rows("runs", columns=_RUN_COLUMNS, where={"experiment": name})))
+        self.runs = [unit for unit, _ in folded]
+        self.members = {unit["run_id"]: ids for unit, ids in folded if len(ids) > 1}
         if not self.runs:
             known = sorted({r["experiment"] for r in store.rows("runs", columns=["experiment"])} - {None})
             raise UnknownExperiment(f"no experiment {name!r} in the store"
@@ -69,18 +74,38 @@ class ExperimentRuns:
         self._read: dict[tuple[str, str], dict[str, Any]] = {}
         self.sources: dict[str, str] = {}  # score name -> its source (rule, llm, code, human)
 
+    def _ids(self) -> list[str]:
+        return [run_id for r in self.runs for run_id in self.members.get(r["run_id"], (r["run_id"],))]
+
+    def _folded(self, by_run: dict[str, Any]) -> dict[str, Any]:
+        """Run id -> value, with a multi-turn unit's value the mean of its turns' that have one."""
+        for unit, ids in self.members.items():
+            values = [float(by_run[i]) for i in ids if by_run.get(i) is not None]
+            for i in ids:
+                by_run.pop(i, None)
+            if values:
+                by_run[unit] = math.fsum(values) / len(values)
+        return by_run
+
     def scores(self) -> dict[str, dict[str, Any]]:
         """Score name -> run id -> its value (its pass, 1 or 0, for a score without a value),
         for every score of the experiment's runs (the scores sheet), read once."""
         if ("scores", "*") not in self._read:
-            ids = [r["run_id"] for r in self.runs]
+            ids = self._ids()
             by_name: dict[str, dict[str, Any]] = defaultdict(dict)
+            raters: dict[tuple[str, str], list[float]] = defaultdict(list)  # labels of one run by several people
             for start in range(0, len(ids), _CHUNK):
                 for row in self._store.rows("scores", ids[start:start + _CHUNK],
                                             columns=["run_id", "name", "value", "passed", "source"]):
-                    by_name[row["name"]][row["run_id"]] = row["value"] if row["value"] is not None else row["passed"]
+                    value = row["value"] if row["value"] is not None else row["passed"]
+                    by_name[row["name"]][row["run_id"]] = value
                     self.sources.setdefault(row["name"], row["source"])
-            self._read["scores", "*"] = dict(by_name)
+                    if row["source"] == "human" and value is not None:
+                        raters[row["name"], row["run_id"]].append(float(value))
+            for (name, run_id), values in raters.items():  # one value a run: the people's mean
+                if len(values) > 1:
+                    by_name[name][run_id] = math.fsum(values) / len(values)
+            self._read["scores", "*"] = {name: self._folded(by_run) for name, by_run in by_name.items()}
         return self._read["scores", "*"]
 
     def column(self, sheet: str, column: str) -> dict[str, Any]:
@@ -88,10 +113,10 @@ class ExperimentRuns:
         if sheet == "runs":
             return {r["run_id"]: r[column] for r in self.runs}
         if (sheet, column) not in self._read:
-            ids = [r["run_id"] for r in self.runs]
-            self._read[sheet, column] = {
+            ids = self._ids()
+            self._read[sheet, column] = self._folded({
                 row["run_id"]: row[column] for start in range(0, len(ids), _CHUNK)
-                for row in self._store.rows(sheet, ids[start:start + _CHUNK], columns=["run_id", column])}
+                for row in self._store.rows(sheet, ids[start:start + _CHUNK], columns=["run_id", column])})
         return self._read[sheet, column]
 
 
@@ -146,8 +171,8 @@ def score_metrics(*sides: ExperimentRuns) -> dict[str, Metric]:
     return out
 
 
-#: Scores shown by default besides the built-in metrics: the user's own (scorers and labels).
-_DEFAULT_SCORE_SOURCES = ("code", "human")
+#: Scores shown by default besides the built-in metrics: the user's own (scorers, judges and labels).
+_DEFAULT_SCORE_SOURCES = ("code", "human", "llm")
 
 
 @dataclass(frozen=True)
@@ -250,16 +275,23 @@ class Comparison:
     gate: tuple[str, ...]
     warnings: tuple[str, ...]
     metrics: tuple[MetricComparison, ...]
+    #: the agreement with people of the scores that have labels (harness.experiment.instruments)
+    agreements: tuple[dict[str, Any], ...] = ()
+    #: a judge's preference, case by case (harness.experiment.pairwise): it gates when present
+    pairwise: Any = None
 
     @property
     def regressed(self) -> bool:
-        """True when a gated metric regressed (the CI gate, ``--fail-on-regression``)."""
-        return any(m.gated and m.verdict == "regressed" for m in self.metrics)
+        """True when a gated metric regressed (the CI gate, ``--fail-on-regression``), or the
+        pairwise judge prefers A."""
+        return any(m.gated and m.verdict == "regressed" for m in self.metrics) or bool(
+            self.pairwise is not None and self.pairwise.regressed)
 
     @property
     def inconclusive(self) -> bool:
-        """True when a gated metric is inconclusive (``--fail-on-inconclusive``)."""
-        return any(m.gated and m.verdict == "inconclusive" for m in self.metrics)
+        """True when a gated metric is inconclusive (``--fail-on-inconclusive``), or the pairwise preference is."""
+        return any(m.gated and m.verdict == "inconclusive" for m in self.metrics) or bool(
+            self.pairwise is not None and self.pairwise.inconclusive)
 
     def metric(self, name: str) -> MetricComparison:
         return next(m for m in self.metrics if m.name == name)
@@ -269,7 +301,9 @@ class Comparison:
         return {"a": self.a, "b": self.b, "alpha": self.alpha, "paired_cases": self.paired_cases,
                 "unpaired": {"a_only": list(self.a_only), "b_only": list(self.b_only)}, "gate": list(self.gate),
                 "warnings": list(self.warnings), "metrics": [m.to_dict() for m in self.metrics],
-                "regressed": self.regressed, "inconclusive": self.inconclusive}
+                "regressed": self.regressed, "inconclusive": self.inconclusive,
+                **({"agreement": list(self.agreements)} if self.agreements else {}),
+                **({"pairwise": self.pairwise.to_dict()} if self.pairwise is not None else {})}
 
 
 @dataclass

@@ -7,6 +7,14 @@ start with ``[``) hold JSON; list cells may also be comma-separated names. A cas
 ``reference_answer``, ``answer_check``, ``tolerance``, ``threshold``, ``require_tools``,
 ``answer_path``, ``subject``, ``metadata``. An unknown field is an error (a misspelt check
 must not vanish silently). Every error names the file, the line and the field.
+
+A multi-turn case has ``turns`` instead of ``input``: a conversation played in order on one
+thread, each turn ``{"input": ...}`` (what the user says) or ``{"resume": ...}`` (the answer to
+the interrupt the turn before stopped at), optionally with ``interrupt`` (true: the turn is
+expected to stop at an interrupt; false: to finish; by default a turn followed by a resume
+must stop at one and any other must not) and its own ``reference_answer`` (with
+``answer_check``, ``tolerance``, ``threshold``). The case's ``reference_answer`` is checked
+against the last turn.
 """
 
 from __future__ import annotations
@@ -26,11 +34,30 @@ from evaluators import ANSWER_CHECKS, GRADED_CHECKS, default_check, last_number
 from ..inputs import DATASET, InputError, JSONTextError, check_suffix, json_list_items, parse_json, read_lines
 
 FIELDS = ("id", "input", "expected_tools", "reference_trajectory", "reference_answer", "answer_check",
-          "tolerance", "threshold", "require_tools", "answer_path", "subject", "metadata")
+          "tolerance", "threshold", "require_tools", "answer_path", "subject", "metadata", "turns")
+#: The fields of one turn of a multi-turn case.
+TURN_FIELDS = ("input", "resume", "interrupt", "reference_answer", "answer_check", "tolerance", "threshold")
 
 
 class DatasetError(ValueError):
     """A dataset that cannot be run: the message names file, line and field."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One turn of a multi-turn case: what the user says (``input``) or the answer to the
+    question the turn before stopped at (``resume``, when ``is_resume``); ``interrupt``:
+    whether the turn is expected to stop at an interrupt (None: as the next turn implies);
+    its own answer check, if any."""
+
+    input: Any = None
+    resume: Any = None
+    is_resume: bool = False
+    interrupt: bool | None = None
+    reference_answer: Any = None
+    answer_check: str | None = None
+    tolerance: float | None = None
+    threshold: float | None = None
 
 
 @dataclass(frozen=True)
@@ -48,6 +75,17 @@ class Case:
     subject: str | None = None
     metadata: Mapping[str, Any] | None = None
     line: int = 0  # where the case starts in its file (1-based)
+    #: a multi-turn case's conversation (``input`` is then its first turn's input)
+    turns: tuple[Turn, ...] | None = None
+
+    def expects_interrupt(self, index: int) -> bool:
+        """Whether turn ``index`` (0-based) of a multi-turn case is to stop at an interrupt:
+        as it says, else when the next turn answers one."""
+        turns = self.turns or ()
+        said = turns[index].interrupt
+        if said is not None:
+            return said
+        return index + 1 < len(turns) and turns[index + 1].is_resume
 
 
 @dataclass(frozen=True)
@@ -74,7 +112,11 @@ def load_dataset(source: str | Path | Sequence[Mapping[str, Any] | Case]) -> Dat
 
 def _as_mapping(case: Any) -> dict[str, Any]:
     if isinstance(case, Case):
-        return {k: getattr(case, k) for k in FIELDS if getattr(case, k) not in (None, False)}
+        out = {k: getattr(case, k) for k in FIELDS if getattr(case, k) not in (None, False)}
+        if case.turns is not None:
+            out.pop("input", None)
+            out["turns"] = [turn_mapping(t) for t in case.turns]
+        return out
     raise DatasetError(f"a case must be a mapping with id and input, got {type(case).__name__}")
 
 
@@ -131,7 +173,8 @@ def _csv_rows(name: str, path: Path, digest: Any) -> Iterator[tuple[int, Any]]:
 
 
 def _csv_cell(name: str, number: int, key: str, cell: str) -> Any:
-    if key in ("input", "metadata") or (key in ("expected_tools", "reference_trajectory") and cell.lstrip()[:1] == "["):
+    if key in ("input", "metadata", "turns") or (key in ("expected_tools", "reference_trajectory")
+                                                 and cell.lstrip()[:1] == "["):
         try:
             return parse_json(cell, name, line=number)
         except JSONTextError as exc:
@@ -182,7 +225,14 @@ def _case(where: str, number: int, raw: Any) -> Case:
     unknown = [k for k in raw if k not in FIELDS]
     if unknown:
         raise fail(unknown[0], f"unknown field (a case has {', '.join(FIELDS)})")
-    for key in ("id", "input"):
+    if "turns" in raw:
+        if raw.get("input") is not None:
+            raise fail("input", "a multi-turn case has turns instead (its first turn's input)")
+        for key in ("expected_tools", "reference_trajectory", "require_tools"):
+            if raw.get(key) not in (None, False):
+                raise fail(key, "not for a multi-turn case: a turn checks its interrupt and its answer "
+                                "(reference_answer); a thread scorer judges the rest")
+    for key in ("id", "input") if "turns" not in raw else ("id",):
         if key not in raw or raw[key] is None:
             raise fail(key, "required")
     case_id = raw["id"]
@@ -196,6 +246,72 @@ def _case(where: str, number: int, raw: Any) -> Case:
         if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
             raise fail(key, "a list of names (none blank)")
         lists[key] = tuple(value)
+    turns = _turns(raw["turns"], fail) if "turns" in raw else None
+    if turns is not None and turns[-1].reference_answer is not None and raw.get("reference_answer") is not None:
+        raise fail("reference_answer", "the last turn has one already: give it once")
+    reference, check, tolerance, threshold = _answer_check(raw, fail, where)
+    require_tools = raw.get("require_tools", False)
+    if not isinstance(require_tools, bool):
+        raise fail("require_tools", f"true or false, not {require_tools!r}")
+    if require_tools and "expected_tools" not in lists:
+        raise fail("require_tools", "needs expected_tools")
+    for key in ("answer_path", "subject"):
+        if raw.get(key) is not None and (not isinstance(raw[key], str) or not raw[key].strip()):
+            raise fail(key, "a text that is not blank")
+    if raw.get("metadata") is not None and not isinstance(raw["metadata"], Mapping):
+        raise fail("metadata", "an object")
+    return Case(
+        id=str(case_id), input=raw["input"] if turns is None else turns[0].input,
+        expected_tools=lists.get("expected_tools"),
+        reference_trajectory=lists.get("reference_trajectory"), reference_answer=reference,
+        answer_check=check, tolerance=tolerance, threshold=threshold, require_tools=require_tools,
+        answer_path=raw.get("answer_path"), subject=raw.get("subject"), metadata=raw.get("metadata"), line=number,
+        turns=turns,
+    )
+
+
+def turn_mapping(turn: Turn) -> dict[str, Any]:
+    """A turn as a dataset gives it (for hashing cases given in code, and a run's reference)."""
+    out: dict[str, Any] = {"resume": turn.resume} if turn.is_resume else {"input": turn.input}
+    for key in TURN_FIELDS[2:]:
+        if getattr(turn, key) is not None:
+            out[key] = getattr(turn, key)
+    return out
+
+
+def _turns(value: Any, fail) -> tuple[Turn, ...]:
+    """A multi-turn case's ``turns``, each checked (errors name ``turns[i].field``)."""
+    if not isinstance(value, list) or not value:
+        raise fail("turns", "a non-empty list of turns, each {\"input\": ...} or {\"resume\": ...}")
+    out = []
+    for i, raw in enumerate(value):
+        def turn_fail(key: str, problem: str, i: int = i) -> DatasetError:
+            return fail(f"turns[{i}].{key}" if key else f"turns[{i}]", problem)
+
+        if not isinstance(raw, Mapping):
+            raise turn_fail("", "a turn is an object: {\"input\": ...} or {\"resume\": ...}")
+        unknown = [k for k in raw if k not in TURN_FIELDS]
+        if unknown:
+            raise turn_fail(unknown[0], f"unknown field (a turn has {', '.join(TURN_FIELDS)})")
+        if ("input" in raw) == ("resume" in raw):
+            raise turn_fail("", "give input (what the user says) or resume (the answer to the interrupt before), "
+                                "one of them")
+        if "input" in raw and raw["input"] is None:
+            raise turn_fail("input", "required")
+        if i == 0 and "resume" in raw:
+            raise turn_fail("resume", "the first turn starts the conversation on a fresh thread: give input")
+        if raw.get("interrupt") is not None and not isinstance(raw["interrupt"], bool):
+            raise turn_fail("interrupt", f"true or false, not {raw['interrupt']!r}")
+        reference, check, tolerance, threshold = _answer_check(raw, turn_fail, "")
+        out.append(Turn(input=raw.get("input"), resume=raw.get("resume"), is_resume="resume" in raw,
+                        interrupt=raw.get("interrupt"), reference_answer=reference, answer_check=check,
+                        tolerance=tolerance, threshold=threshold))
+    return tuple(out)
+
+
+def _answer_check(raw: Mapping[str, Any], fail, where: str) -> tuple[Any, str | None, float | None, float | None]:
+    """A case's (or a turn's) answer check: its reference, its check (the default for the
+    reference when not given), tolerance and threshold, each checked."""
     reference = raw.get("reference_answer")
     check = raw.get("answer_check")
     if check is not None and check not in ANSWER_CHECKS:
@@ -227,22 +343,7 @@ def _case(where: str, number: int, raw: Any) -> Case:
                     raise fail("reference_answer", f"not a regular expression: {exc}") from None
         if check == "semantic":
             _need_semantic(where)
-    require_tools = raw.get("require_tools", False)
-    if not isinstance(require_tools, bool):
-        raise fail("require_tools", f"true or false, not {require_tools!r}")
-    if require_tools and "expected_tools" not in lists:
-        raise fail("require_tools", "needs expected_tools")
-    for key in ("answer_path", "subject"):
-        if raw.get(key) is not None and (not isinstance(raw[key], str) or not raw[key].strip()):
-            raise fail(key, "a text that is not blank")
-    if raw.get("metadata") is not None and not isinstance(raw["metadata"], Mapping):
-        raise fail("metadata", "an object")
-    return Case(
-        id=str(case_id), input=raw["input"], expected_tools=lists.get("expected_tools"),
-        reference_trajectory=lists.get("reference_trajectory"), reference_answer=reference,
-        answer_check=check, tolerance=tolerance, threshold=threshold, require_tools=require_tools,
-        answer_path=raw.get("answer_path"), subject=raw.get("subject"), metadata=raw.get("metadata"), line=number,
-    )
+    return reference, check, tolerance, threshold
 
 
 def _number(raw: Mapping[str, Any], key: str, fail) -> float | None:

@@ -23,17 +23,19 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from evaluators import pass_rate
+from evaluators import fold_turns, pass_rate, thread_passed
 
 from ..store import StoreError
 from ..tracing.encode import Truncated, jsonable_prefix, payload_cut
 from ..secrets import names as secret_names
 from ..secrets.redact import host_redactor
 from .answer import model_judge, score_answer
-from .dataset import Case, Dataset, DatasetError, load_dataset
+from .dataset import Case, Dataset, DatasetError, load_dataset, turn_mapping
 from .errors import ExperimentError
 from .loop import in_own_loop
 from .scoring import ScoringPipeline, scorers_of
+from .threads import score_threads
+from .turns import TurnsVerdict, asked_of, turn_case
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -76,6 +78,8 @@ class Experiment:
     run_ids: list[str] = field(default_factory=list)
     #: what the experiment's scorers did (runs and scores written, failures), when it had any
     scoring: Any = None
+    #: what its thread scorers did (``runs`` counts threads), when it had any
+    thread_scoring: Any = None
 
     def summary(self) -> pd.DataFrame:
         """One row per case: runs, passed (the pass rate over its repeats), failed runs and the
@@ -123,8 +127,11 @@ def run_experiment(harness: Harness, graph: Any, dataset: Dataset | Any, *, name
                    **options: Any) -> Experiment:
     """Run the experiment ``name`` to the end (see the module and :func:`run_cases`)."""
     scored: list[Any] = []
-    runs = run_cases(harness, graph, dataset, name=name, target=target, on_scored=scored.append, **options)
-    return Experiment(harness, name, [run.run_id for run in runs], scored[0] if scored else None)
+    threads: list[Any] = []
+    runs = run_cases(harness, graph, dataset, name=name, target=target, on_scored=scored.append,
+                     on_threads_scored=threads.append, **options)
+    return Experiment(harness, name, [run.run_id for run in runs], scored[0] if scored else None,
+                      threads[0] if threads else None)
 
 
 def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str | None, target: str,
@@ -132,7 +139,8 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
               config: Mapping[str, Any] | None = None, context: Any = None, sync: bool = False,
               append: bool = False, shard: tuple[int, int] | None = None, judge: Any = None,
               scorers: Sequence[Any] = (), on_done: Callable[[Run], None] | None = None,
-              on_scored: Callable[[Any], None] | None = None) -> list[Run]:
+              on_scored: Callable[[Any], None] | None = None, thread_scorers: Sequence[Any] = (),
+              on_threads_scored: Callable[[Any], None] | None = None) -> list[Run]:
     """Run every case ``repeats`` times and return the runs in dataset order, every one
     written. With a ``name`` the runs form that experiment (recorded, with their checks and
     pass, then scored by ``scorers``: see :mod:`.scoring`); without, they are plain runs.
@@ -142,7 +150,8 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
     if name is not None:
         check_name(name)
     chosen = scorers_of(scorers)
-    if chosen and name is None:
+    chosen_threads = scorers_of(thread_scorers)
+    if (chosen or chosen_threads) and name is None:
         raise ExperimentError("scorers score the runs of an experiment: give it a name")
     data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset)
     if repeats < 1 or concurrency < 1:
@@ -155,6 +164,8 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
     if name is not None and grader is None and any(c.answer_check == "judge" for c in data.cases):
         raise ExperimentError("cases use answer_check 'judge': give a judge (a chat model)")
     cases = [c for i, c in enumerate(data.cases) if shard is None or i % shard[1] == shard[0]]
+    if any(c.turns for c in cases):
+        graph = with_checkpointer(graph, target)
     store = harness.store
     have: dict[str, int] = {}
     record: dict[str, Any] = {}
@@ -192,6 +203,14 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
         summary = scoring.finish() if scoring is not None else None
     if summary is not None and on_scored is not None:
         on_scored(summary)
+    if chosen_threads:  # each case's thread (one per case and repeat), scored whole once its turns are stored
+        threads = list(dict.fromkeys(r["thread_id"] for r in store.rows("runs", [run.run_id for run in runs],
+                                                                          columns=["thread_id"])
+                                     if r["thread_id"] is not None))
+        scored = score_threads(store, threads, chosen_threads, concurrency=concurrency, replace=True,
+                               redact=host_redactor(harness.redact_rules))
+        if on_threads_scored is not None:
+            on_threads_scored(scored)
     if name is not None:
         record["git_commit"], record["git_dirty"] = commit.result() if commit is not None else (None, None)
         try:
@@ -215,11 +234,12 @@ def _another_shard(known: Mapping[str, Any] | None, shard: tuple[int, int] | Non
 
 
 def _repeats_stored(store: Any, name: str) -> dict[str, int]:
-    """Case id -> the number of its runs the store already holds in experiment ``name``."""
-    counts: dict[str, int] = {}
-    for row in store.rows("runs", columns=["case_id"], where={"experiment": name}):
-        counts[row["case_id"]] = counts.get(row["case_id"], 0) + 1
-    return counts
+    """Case id -> the number of its repeats the store already holds in experiment ``name`` (a
+    multi-turn case's turns are one repeat)."""
+    seen: dict[str, set[Any]] = {}
+    for row in store.rows("runs", columns=["case_id", "repeat_index"], where={"experiment": name}):
+        seen.setdefault(row["case_id"], set()).add(row["repeat_index"])
+    return {case: len(repeats) for case, repeats in seen.items()}
 
 
 def _models(store: Any, name: str) -> list[str]:
@@ -237,28 +257,57 @@ async def _run_all(harness: Harness, graph: Any, jobs: list[tuple[Case, int]], *
                    judge: Any, on_done: Callable[[Run], None] | None,
                    on_written: Callable[[str], None] | None = None) -> list[Run]:
     gate = asyncio.Semaphore(concurrency)
-    finished: list[Run | None] = [None] * len(jobs)
+    finished: list[list[Run] | None] = [None] * len(jobs)
     written = 0
 
     def write_in_order() -> None:  # the finished prefix goes to the writer, in dataset order
         nonlocal written
         while written < len(finished) and finished[written] is not None:
-            finished[written].write()  # type: ignore[union-attr]
-            if on_written is not None:
-                on_written(finished[written].run_id)  # type: ignore[union-attr]
+            for run in finished[written]:  # type: ignore[union-attr]  (a multi-turn case's turns, in order)
+                run.write()
+                if on_written is not None:
+                    on_written(run.run_id)
             written += 1
 
     async def one(index: int, case: Case, repeat: int) -> None:
         async with gate:
-            run = await _run_case(harness, graph, case, repeat, name=name, workflow=workflow, timeout=timeout,
-                                  config=config, context=context, sync=sync, judge=judge)
-        finished[index] = run
+            if case.turns:
+                runs = await _play_turns(harness, graph, case, repeat, name=name, workflow=workflow,
+                                         timeout=timeout, config=config, context=context, sync=sync, judge=judge)
+            else:
+                runs = [await _run_case(harness, graph, case, repeat, name=name, workflow=workflow, timeout=timeout,
+                                        config=config, context=context, sync=sync, judge=judge)]
+        finished[index] = runs
         write_in_order()
         if on_done is not None:
-            on_done(run)
+            on_done(runs[-1])
 
     await asyncio.gather(*(one(i, case, repeat) for i, (case, repeat) in enumerate(jobs)))
-    return [run for run in finished if run is not None]
+    return [run for runs in finished if runs is not None for run in runs]
+
+
+async def _invoke(run: Run, graph: Any, given: Any, *, timeout: float | None, context: Any,
+                  sync: bool) -> tuple[Any, bool]:
+    """One invocation of the graph under ``run``: (its output, whether it completed)."""
+    kwargs = {"context": context} if context is not None else {}
+    output, completed = None, False
+    with contextlib.suppress(Exception):  # the run records the graph's failure; the batch goes on
+        async with run:
+            deadline = asyncio.timeout(timeout)
+            try:
+                async with deadline:
+                    # A thread cannot be cancelled: past the timeout it finishes unrecorded,
+                    # and the loop waits for it at its end.
+                    if sync:
+                        output = await asyncio.to_thread(graph.invoke, given, config=run.config, **kwargs)
+                    else:
+                        output = await graph.ainvoke(given, config=run.config, **kwargs)
+            except TimeoutError:
+                if deadline.expired():
+                    raise TimeoutError(f"the run took longer than its {timeout:g} s timeout and was cancelled") from None
+                raise
+            completed = True
+    return output, completed
 
 
 async def _run_case(harness: Harness, graph: Any, case: Case, repeat: int, *, name: str | None, workflow: str,
@@ -271,24 +320,7 @@ async def _run_case(harness: Harness, graph: Any, case: Case, repeat: int, *, na
                       config={**config, "configurable": configurable}, hold=True)
     if name is not None:
         run.set_result(experiment=name, case_id=case.id, repeat_index=repeat)
-    kwargs = {"context": context} if context is not None else {}
-    output, completed = None, False
-    with contextlib.suppress(Exception):  # the run records the graph's failure; the batch goes on
-        async with run:
-            deadline = asyncio.timeout(timeout)
-            try:
-                async with deadline:
-                    # A thread cannot be cancelled: past the timeout it finishes unrecorded,
-                    # and the loop waits for it at its end.
-                    if sync:
-                        output = await asyncio.to_thread(graph.invoke, case.input, config=run.config, **kwargs)
-                    else:
-                        output = await graph.ainvoke(case.input, config=run.config, **kwargs)
-            except TimeoutError:
-                if deadline.expired():
-                    raise TimeoutError(f"the run took longer than its {timeout:g} s timeout and was cancelled") from None
-                raise
-            completed = True
+    output, completed = await _invoke(run, graph, case.input, timeout=timeout, context=context, sync=sync)
     if name is not None:
         answer = await score_answer(case, output, completed and run.status == "completed", judge)
         run.checks = {"answer": answer, "require_tools": case.require_tools}
@@ -296,6 +328,61 @@ async def _run_case(harness: Harness, graph: Any, case: Case, repeat: int, *, na
         run.set_result(inputs=bounded(case.input, redact), reference=case_reference(case),
                        outputs=bounded(output, redact) if completed else None)
     return run
+
+
+async def _play_turns(harness: Harness, graph: Any, case: Case, repeat: int, *, name: str | None, workflow: str,
+                      timeout: float | None, config: dict[str, Any], context: Any, sync: bool,
+                      judge: Any) -> list[Run]:
+    """A multi-turn case played in order on one fresh thread (see :mod:`.turns`): a run per
+    turn, until the last or until a turn fails or does not do what the case expects (its
+    reason goes in the last run's ``turns`` score)."""
+    from langgraph.types import Command
+
+    thread = str(uuid.uuid4())
+    configurable = {**(config.get("configurable") or {}), "thread_id": thread}  # fresh, whatever the config says
+    turns = case.turns or ()
+    runs: list[Run] = []
+    verdict = TurnsVerdict(len(turns))
+    for index, turn in enumerate(turns):
+        run = harness.run(subject=case.subject or case.id, workflow=workflow,
+                          config={**config, "configurable": configurable}, hold=True)
+        if name is not None:
+            run.set_result(experiment=name, case_id=case.id, repeat_index=repeat)
+        given = Command(resume=turn.resume) if turn.is_resume else turn.input
+        output, completed = await _invoke(run, graph, given, timeout=timeout, context=context, sync=sync)
+        runs.append(run)
+        last = index == len(turns) - 1
+        ok = completed and run.status == "completed"
+        verdict.played(index, ok=ok, asked=asked_of(output) if ok else None,
+                       expected=case.expects_interrupt(index), error=run.error)
+        if name is not None:
+            check = turn_case(case, index) if (turn.reference_answer is not None or last) else None
+            answer = await score_answer(check, output, ok, judge) if check is not None else None
+            redact = host_redactor(harness.redact_rules)
+            run.checks = {"answer": answer, "require_tools": False}
+            run.set_result(inputs=bounded({"resume": turn.resume} if turn.is_resume else turn.input, redact),
+                           reference=case_reference(case), outputs=bounded(output, redact) if completed else None)
+        if verdict.stopped or last:
+            break
+    if name is not None:
+        runs[-1].checks = {**(runs[-1].checks or {}), "turns": verdict.score()}
+    return runs
+
+
+def with_checkpointer(graph: Any, target: str) -> Any:
+    """The graph as it plays multi-turn cases: its own checkpointer, else a copy of it with an
+    in-memory one (the experiment's threads live as long as it runs); :class:`ExperimentError`
+    for a graph that cannot be given one."""
+    if getattr(graph, "checkpointer", None) not in (None, False):
+        return graph
+    try:
+        from langgraph.checkpoint.memory import InMemorySaver
+
+        return graph.copy(update={"checkpointer": InMemorySaver()})
+    except Exception:  # noqa: BLE001 - not a compiled LangGraph graph
+        raise ExperimentError(f"{target} has no checkpointer, which multi-turn cases need to keep a conversation "
+                              "between turns: compile it with checkpointer=InMemorySaver() (from "
+                              "langgraph.checkpoint.memory)") from None
 
 
 #: What an experiment's run keeps of its input and its output (characters of JSON).
@@ -312,7 +399,8 @@ def bounded(value: Any, redact: Any) -> Any:
 
 def case_reference(case: Case) -> dict[str, Any]:
     """The case's fields a run is scored against, for ``runs.reference``."""
-    fields = {"reference_answer": case.reference_answer, "expected_tools": case.expected_tools,
+    fields = {"turns": [turn_mapping(t) for t in case.turns] if case.turns else None,
+              "reference_answer": case.reference_answer, "expected_tools": case.expected_tools,
               "reference_trajectory": case.reference_trajectory, "answer_check": case.answer_check,
               "answer_path": case.answer_path, "threshold": case.threshold, "tolerance": case.tolerance,
               "require_tools": case.require_tools or None, "subject": case.subject, "metadata": case.metadata}
@@ -324,11 +412,17 @@ def case_summary(harness: Harness, name: str) -> pd.DataFrame:
     import pandas as pd
 
     frames = harness.sheets(experiment=name, sheets=["runs", "tool_selections", "agent_metrics"], columns={
-        "runs": ["run_id", "case_id", "status", "passed", "total_time_ms", "total_tokens", "total_cost"],
+        "runs": ["run_id", "case_id", "status", "passed", "total_time_ms", "total_tokens", "total_cost",
+                 "repeat_index", "turn", "started_at"],
         "tool_selections": ["run_id", "f1_score"],
         "agent_metrics": ["run_id", "final_answer_quality", "trajectory_match"],
     })
     runs = frames["runs"]
+    if not runs.empty and runs.duplicated(["case_id", "repeat_index"]).any():  # multi-turn cases: one per repeat
+        records = runs.astype(object).where(runs.notna(), None).to_dict("records")
+        folded = fold_turns(records)
+        last = {ids[-1]: unit for unit, ids in folded}
+        runs = pd.DataFrame([last[r] for r in last], columns=runs.columns)
     if runs.empty:
         return pd.DataFrame(columns=["case_id", "runs", "passed", "failed", "answer_score", "tool_f1",
                                      "trajectory_match", "latency_ms", "total_tokens", "total_cost"])
@@ -351,9 +445,16 @@ def experiment_table(store: Any) -> pd.DataFrame:
     import pandas as pd
 
     passes: dict[str, list[int | None]] = {}
-    for row in store.rows("runs", columns=["experiment", "passed"]):
+    counted: dict[str, int] = {}
+    turns: dict[tuple[Any, ...], list[int | None]] = {}  # a multi-turn case's repeat -> its turns' passes
+    for row in store.rows("runs", columns=["run_id", "experiment", "passed", "case_id", "repeat_index"]):
         if row["experiment"] is not None:
-            passes.setdefault(row["experiment"], []).append(row["passed"])
+            counted[row["experiment"]] = counted.get(row["experiment"], 0) + 1
+            key = (row["case_id"], row["repeat_index"]) if row["case_id"] is not None else (row["run_id"],)
+            turns.setdefault((row["experiment"], *key), []).append(row["passed"])
+    for (experiment, *_), passed in turns.items():
+        one = thread_passed(passed) if len(passed) > 1 else passed[0]
+        passes.setdefault(experiment, []).append(None if one is None else int(one))
     records = {r["name"]: r for r in store.experiment_records()}
     for name in passes:
         records.setdefault(name, {"name": name})
@@ -362,7 +463,7 @@ def experiment_table(store: Any) -> pd.DataFrame:
     rows = []
     for name, record in records.items():
         rate, judged = pass_rate(passes.get(name, []))
-        rows.append({**{c: record.get(c) for c in columns}, "runs": len(passes.get(name, [])), "pass_rate": rate,
+        rows.append({**{c: record.get(c) for c in columns}, "runs": counted.get(name, 0), "pass_rate": rate,
                      "runs_with_pass": judged})
     return pd.DataFrame(rows, columns=columns)
 

@@ -31,7 +31,7 @@ from evaluators import (
     score_results,
 )
 
-from ..tracing.record import now_iso, score_row
+from ..tracing.record import now_iso, score_key, score_row
 from ..secrets.names import UnsafeName, check_name
 from ..secrets.redact import Redactor, host_redactor
 from ..tracing.rows import redact_rows
@@ -112,6 +112,7 @@ class Scorer:
     fn: Callable[[RunSnapshot, Case], Any]
     name: str
     spec: str
+    source: str = "code"  # "llm" for a judge: its function's score_source attribute says so
 
     @classmethod
     def of(cls, fn: Any) -> Scorer:
@@ -122,31 +123,40 @@ class Scorer:
         name = getattr(fn, "score_name", None) or getattr(fn, "__name__", None) or type(fn).__name__
         module = getattr(fn, "__module__", None) or "?"
         qualified = getattr(fn, "__qualname__", None) or name
-        return cls(fn, str(name), f"{module}:{qualified}")
+        source = getattr(fn, "score_source", None)
+        if source not in (None, "code", "llm"):
+            raise ExperimentError(f"scorer {name}: score_source is 'code' or 'llm' (a judge), not {source!r}")
+        return cls(fn, str(name), f"{module}:{qualified}", source or "code")
 
 
 def load_scorer(spec: str) -> Scorer:
     """``module:function`` (the module found from the working directory first, as Python
     would run it); :class:`ExperimentError` with one line when it cannot be loaded."""
+    scorer = Scorer.of(load_function(spec))
+    return Scorer(scorer.fn, scorer.name, spec, scorer.source)
+
+
+def load_function(spec: str, option: str = "--scorer", example: str = "my_scorers:under_50_words") -> Any:
+    """The object ``module:attribute`` names (the module found from the working directory
+    first); :class:`ExperimentError` naming ``option`` when it cannot be loaded."""
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
-        raise ExperimentError(f"--scorer is MODULE:FUNCTION (e.g. my_scorers:under_50_words), not {spec!r}")
+        raise ExperimentError(f"{option} is MODULE:FUNCTION (e.g. {example}), not {spec!r}")
     here = str(Path.cwd())
     if here not in sys.path:
         sys.path.insert(0, here)
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ExperimentError(f"--scorer {spec}: cannot import {module_name!r} ({exc})") from None
+        raise ExperimentError(f"{option} {spec}: cannot import {module_name!r} ({exc})") from None
     except Exception as exc:  # noqa: BLE001 - the user's module failed while importing
-        raise ExperimentError(f"--scorer {spec}: importing {module_name!r} failed: {type(exc).__name__}: {exc}") from None
+        raise ExperimentError(f"{option} {spec}: importing {module_name!r} failed: {type(exc).__name__}: {exc}") from None
     value: Any = module
     for part in attr.split("."):
         value = getattr(value, part, None)
         if value is None:
-            raise ExperimentError(f"--scorer {spec}: {module_name!r} has no {attr!r}")
-    scorer = Scorer.of(value)
-    return Scorer(scorer.fn, scorer.name, spec)
+            raise ExperimentError(f"{option} {spec}: {module_name!r} has no {attr!r}")
+    return value
 
 
 def scorers_of(given: Iterable[Any] | None) -> list[Scorer]:
@@ -172,7 +182,18 @@ def case_of(run: Mapping[str, Any]) -> Case:
         value = ref.get(key)
         return tuple(str(v) for v in value) if isinstance(value, list) else None
 
-    return Case(id=str(run.get("case_id") or run["run_id"]), input=run.get("inputs"),
+    turns = None
+    if isinstance(ref.get("turns"), list):  # a multi-turn case's conversation
+        from .dataset import DatasetError, _turns
+
+        def fail(key: str, problem: str) -> DatasetError:
+            return DatasetError(f"runs.reference: {key}: {problem}")
+
+        try:
+            turns = _turns(ref["turns"], fail)
+        except DatasetError:
+            turns = None
+    return Case(id=str(run.get("case_id") or run["run_id"]), input=run.get("inputs"), turns=turns,
                 expected_tools=names("expected_tools"), reference_trajectory=names("reference_trajectory"),
                 reference_answer=ref.get("reference_answer"), answer_check=ref.get("answer_check"),
                 tolerance=ref.get("tolerance"), threshold=ref.get("threshold"),
@@ -249,7 +270,7 @@ async def _call(scorer: Scorer, run: RunSnapshot, case: Case) -> list[SourcedSco
         results = score_results(scorer.name, result)
     except Exception as exc:  # noqa: BLE001 - a failing scorer is a score with its error
         results = [failed_score(scorer.name, exc)]
-    return [SourcedScore(r, "code", scorer.spec) for r in results]
+    return [SourcedScore(r, scorer.source, scorer.spec) for r in results]
 
 
 def _run_scorers(pairs: list[tuple[RunSnapshot, Case]], scorers: Sequence[Scorer],
@@ -267,6 +288,12 @@ def _run_scorers(pairs: list[tuple[RunSnapshot, Case]], scorers: Sequence[Scorer
         return await asyncio.gather(*(one(run, case) for run, case in pairs))
 
     return in_own_loop(main())
+
+
+def call_scorers(pairs: list[tuple[Any, Any]], scorers: Sequence[Scorer], concurrency: int) -> list[list[SourcedScore]]:
+    """Every scorer on every (subject, case) pair -- a run and its case, or a thread and its
+    case (:mod:`.threads`) -- at most ``concurrency`` at once: the one engine that calls scorers."""
+    return _run_scorers(pairs, scorers, concurrency)
 
 
 def score_runs(store: Any, run_ids: Sequence[str], scorers: Sequence[Scorer], *, concurrency: int = 4,
@@ -411,6 +438,8 @@ def rescore(harness: Any, experiment: str, scorers: Iterable[Any], *, replace: b
 _TRUE, _FALSE = ("true", "yes", "pass", "passed"), ("false", "no", "fail", "failed")
 #: The longest score name taken.
 MAX_NAME_CHARS = 200
+#: The longest name of a person who labels.
+MAX_RATER_CHARS = 100
 
 
 def score_name(name: Any, kind: str = "score") -> str:
@@ -454,21 +483,51 @@ def label_score(name: str, value: Any, comment: str | None = None) -> SourcedSco
     raise ValueError(f"a label's value is true/false (pass/fail) or a finite number, not {value!r}")
 
 
-def label(store: Any, run: str, name: str, value: Any, *, comment: str | None = None,
+def rater_name(by: Any) -> str | None:
+    """Who gives a label: None (no name), or a one-line text of at most 100 characters."""
+    if by is None:
+        return None
+    if not isinstance(by, str) or not by.strip():
+        raise ValueError("--by names the person who labels: a non-empty text")
+    by = by.strip()
+    if len(by) > MAX_RATER_CHARS or any(ch < " " or "\x7f" <= ch <= "\x9f" for ch in by):
+        raise ValueError(f"--by is one line of at most {MAX_RATER_CHARS} characters, not {by[:40]!r}")
+    return check_name("rater", by)
+
+
+def label_row(run_id: str, name: str, value: Any, *, comment: str | None = None, by: str | None = None,
+              created_at: str | None = None) -> dict[str, Any]:
+    """A person's label as its ``scores`` row: one per run, name and person (``by``)."""
+    name, by = score_name(name, "label"), rater_name(by)
+    row = score_row(run_id, label_score(name, value, comment), created_at)
+    if by is not None:
+        row.update(rater=by, row_key=score_key(run_id, name, by))
+    return row
+
+
+def label(store: Any, run: str, name: str, value: Any, *, comment: str | None = None, by: str | None = None,
           redact: Redactor | None = None) -> dict[str, Any]:
     """Write a person's label of the run ``run`` (a full id or a unique start of it) as its
-    score ``name`` (source ``human``), replacing an earlier label of that name (never a
-    check's or a scorer's score); the run's pass follows. Returns the row written."""
+    score ``name`` (source ``human``), replacing an earlier label of that name by the same
+    person (``by``; labels by different people stand side by side), never a check's or a
+    scorer's score; the run's pass follows. Returns the row written."""
     from ..view.read import resolve_run_id
 
-    name = score_name(name, "label")
-    scored = label_score(name, value, comment)
     run_id = resolve_run_id(store, run)
-    existing = next(iter(store.rows("scores", [run_id], columns=["source"], where={"name": name})), None)
-    if existing is not None and existing["source"] != "human":
-        raise ValueError(f"run {run_id} already has a {existing['source']} score named {name!r}; a label takes "
-                         "another name")
-    row = score_row(run_id, scored)
-    redact_rows([row], redact or host_redactor(()))  # a comment may quote what it judges
-    store.write_scores([row], replace=True, passed=run_passed)
+    row = label_row(run_id, name, value, comment=comment, by=by)
+    write_labels(store, [row], redact)
     return row
+
+
+def write_labels(store: Any, rows: Sequence[dict[str, Any]], redact: Redactor | None = None) -> int:
+    """Store labels (:func:`label_row`), refusing a name a run has a check's or a scorer's
+    score of; the runs' pass follows."""
+    ids = list(dict.fromkeys(r["run_id"] for r in rows))
+    names = {(r["run_id"], r["name"]) for r in rows}
+    for start in range(0, len(ids), BATCH_RUNS):
+        for found in store.rows("scores", ids[start:start + BATCH_RUNS], columns=["run_id", "name", "source"]):
+            if (found["run_id"], found["name"]) in names and found["source"] != "human":
+                raise ValueError(f"run {found['run_id']} already has a {found['source']} score named "
+                                 f"{found['name']!r}; a label takes another name")
+    redact_rows(list(rows), redact or host_redactor(()))  # a comment may quote what it judges
+    return store.write_scores(rows, replace=True, passed=run_passed)

@@ -20,6 +20,7 @@ import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 from ..inputs import not_regular
 
@@ -75,9 +76,16 @@ def replacing(path: str | os.PathLike[str]) -> Iterator[Path]:
 
 def write_text(path: str | os.PathLike[str], text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` as :func:`replacing` does; returns the path."""
-    with replacing(path) as written:
-        written.write_text(text, encoding="utf-8")
+    with text_file(path) as out:
+        out.write(text)
     return Path(path)
+
+
+@contextlib.contextmanager
+def text_file(path: str | os.PathLike[str]) -> Iterator[TextIO]:
+    """A UTF-8 text stream to write ``path`` a piece at a time, as :func:`replacing` does."""
+    with replacing(path) as written, open(written, "w", encoding="utf-8") as out:
+        yield out
 
 
 def _sync_directory(directory: Path) -> None:

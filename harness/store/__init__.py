@@ -10,6 +10,7 @@ from .base import DEFAULT_STORE, Store, store_url
 from .errors import StoreError, StoreUnavailable
 from .values import ROW_KEY, content_key, json_text
 from .spool import Spool
+from .threads import ThreadRun, run_ids_of_thread, thread_ids_starting, thread_runs
 from .sqlite import SQLiteStore, resolve_store_path
 from .postgres import PostgresStore  # noqa: E402 - registered after SQLite: asked first
 
@@ -22,8 +23,12 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreUnavailable",
+    "ThreadRun",
     "content_key",
     "json_text",
     "resolve_store_path",
+    "run_ids_of_thread",
     "store_url",
+    "thread_ids_starting",
+    "thread_runs",
 ]

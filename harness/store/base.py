@@ -26,6 +26,7 @@ from .. import config
 from ..schema import ALL_SHEET_NAMES, ALL_SHEETS, SHEET_NAMES, Sheet, sheet as sheet_named
 from .errors import StoreError, StoreUnavailable
 from .migrations import MIGRATIONS, SCHEMA_VERSION
+from .threads import link_turns
 from .values import ROW_KEY, content_key, decode, encode_rows, json_text
 
 if TYPE_CHECKING:
@@ -179,6 +180,11 @@ class Store:
 
     def _before_close(self, conn: Any) -> None:
         """What the engine does with its connection before it is closed."""
+
+    def _lock_thread(self, thread_id: str) -> None:
+        """Inside a write transaction: wait for any other writer of this thread's runs (see
+        :mod:`.threads`); nothing to do where one writer at a time holds the whole store."""
+
     @property
     def location(self) -> str:
         """What ``Store(location)`` opens again, in any process (the writer process's key)."""
@@ -270,6 +276,7 @@ class Store:
                     if c.name not in have:
                         self._execute(f'ALTER TABLE "{s.name}" ADD COLUMN "{c.name}" {types[c.kind]}')
             self._execute(f'CREATE INDEX IF NOT EXISTS "{s.name}_run" ON "{s.name}"(run_id)')
+        self._execute('CREATE INDEX IF NOT EXISTS "runs_thread" ON "runs"(thread_id, started_at)')
         self._execute(
             "CREATE TABLE IF NOT EXISTS assessment_records ("
             "run_id TEXT PRIMARY KEY, company_name TEXT, record TEXT NOT NULL, updated_at TEXT)"
@@ -354,6 +361,7 @@ class Store:
                     problems.append(f"storing {name}: {outcome}")
                 else:
                     stored[name] = outcome
+            link_turns(self, rows.get("runs", ()))
             if derived is not None:
                 name = "rows derived from the run's"
                 try:
@@ -366,14 +374,17 @@ class Store:
         return problems
 
     def write_scores(self, rows: Sequence[Mapping[str, Any]], *, replace: bool = False,
-                     passed: Callable[[str | None, list[int | None]], bool | None]) -> int:
+                     passed: Callable[[str | None, list[int | None]], bool | None],
+                     also: Sequence[str] = ()) -> int:
         """Write scores rows and, in the same transaction, each of their runs' pass:
         ``passed(status, every pass of the run's scores)`` (the one definition, given by the
         caller), stored in ``runs.passed``. ``replace``: a score of the same run and name is
-        overwritten; else it is kept and the new one skipped. Returns the rows written."""
-        if not rows:
+        overwritten; else it is kept and the new one skipped. ``also``: runs whose pass is
+        recomputed too (a thread's score that moved from them to a later turn). Returns the
+        rows written."""
+        if not rows and not also:
             return 0
-        ids = list(dict.fromkeys(str(r["run_id"]) for r in rows))
+        ids = list(dict.fromkeys([*(str(r["run_id"]) for r in rows), *also]))
         mark = self.placeholder
         # (immediate: it reads what it then writes, while other processes may be writing runs)
         with self.transaction(immediate=True):

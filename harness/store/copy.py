@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ..schema import ALL_SHEET_NAMES
 from .base import Store
+from .threads import renumber
 
 BATCH_ROWS = 2_000
 _RUN_CHUNK = 500  # run ids per read
@@ -49,6 +50,12 @@ def copy_runs(source: Store, target: Store, run_ids: Sequence[str] | None = None
                     batch = []
             if batch:
                 copied.rows[sheet] += target.write(sheet, batch)
+        if sheet == "runs":  # their turns in the target's threads, which may hold other runs of them
+            threads = {r["thread_id"] for chunk in _chunks(ids)
+                       for r in source.rows("runs", chunk, columns=["thread_id"]) if r["thread_id"] is not None}
+            if threads:
+                with target.transaction():
+                    renumber(target, sorted(threads))
     names = set(experiments or ())
     if ids is None or not experiments:
         names |= {r["experiment"] for chunk in _chunks(ids)

@@ -29,6 +29,12 @@ class Migration:
     apply: Callable[[Any], None] | None = None  # a data step on the Store, once its tables are in shape
 
 
+def _number_threads(store: Any) -> None:
+    from .threads import renumber
+
+    renumber(store)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the fifteen sheets, assessment_records and export_marks"),
     Migration(2, "runs.experiment, runs.case_id, runs.repeat_index: a run's place in an experiment"),
@@ -43,6 +49,12 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "agent_path on langgraph_events, llm_calls, tool_calls and prompts: the chain of subgraphs a row "
                  "ran in (multi-agent graphs)"),
     Migration(8, "langgraph_events.handoff_to and tool_calls.handoff_to: where a handoff between agents went"),
+    Migration(9, "scores.rater: who gave a person's label, so labels of one run and name by several people "
+                 "are kept side by side"),
+    Migration(10, "runs.turn, runs.interrupts, runs.resume, runs.resumed_from (a run's place in its thread, the "
+                 "interrupts it stopped at, what it resumed with and which run it resumed); scores.thread_id (a "
+                 "thread scorer's score); the runs_thread index; the turns of the threads already stored",
+              apply=_number_threads),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -110,6 +110,9 @@ class PostgresStore(Store):
             super()._prepare_schema()
             self._execute('CREATE INDEX IF NOT EXISTS "runs_run_prefix" ON "runs" (run_id COLLATE "C")')
 
+    def _lock_thread(self, thread_id: str) -> None:
+        self._execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (f"thread:{thread_id}",))
+
     @property
     def location(self) -> str:
         return self.url

@@ -21,7 +21,8 @@ from uuid import UUID
 from langchain_core.callbacks import BaseCallbackHandler
 
 from .events import (CHAIN, END, ERROR, HANDOFF, MODEL, TOOL, Assembly, Event, describe_error,
-                     describe_traceback, error_type_name, handoff_destination, is_control_flow, is_handoff)
+                     describe_traceback, error_type_name, handoff_destination, interrupts_of, is_control_flow,
+                     is_handoff)
 from .frozen import freeze, freeze_messages, freeze_preview, freeze_result, held_bytes
 
 logger = logging.getLogger("harness")
@@ -88,7 +89,7 @@ class HarnessCallbackHandler(BaseCallbackHandler):
                 self._end(run_id, (HANDOFF, run_id.int, ns, handoff_destination(error)))
                 return "ok"
             self._end(run_id, (ERROR, run_id.int, ns, "interrupted", describe_error(error), error_type_name(error),
-                               None))
+                               self._interrupts(error)))
             return "interrupted"
         self._end(run_id, (ERROR, run_id.int, ns, "error", describe_error(error), error_type_name(error),
                            self._traceback(error)))
@@ -102,6 +103,17 @@ class HarnessCallbackHandler(BaseCallbackHandler):
             return describe_traceback(error)
         except Exception:  # noqa: BLE001
             self._failed("traceback")
+            return None
+
+    def _interrupts(self, error: BaseException) -> Any:
+        """What a human-in-the-loop interrupt asked, frozen: ``[(interrupt id, value), ...]``
+        (only interrupts pay for it; a value that cannot be read loses itself, not the run)."""
+        try:
+            frozen = freeze(interrupts_of(error))
+            self.held += held_bytes(frozen)
+            return frozen
+        except Exception:  # noqa: BLE001
+            self._failed("interrupt")
             return None
 
     def take(self) -> tuple[list[tuple], dict[int, list[int]], int]:

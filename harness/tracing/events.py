@@ -51,6 +51,8 @@ class Event:
     #: that returned one (see :func:`handoff_destination`); the event itself completed
     handoff: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: what a human-in-the-loop interrupt that ended it asked: ``[(interrupt id, value), ...]``
+    interrupts: list[tuple[Any, Any]] | None = None
     #: 0 for nodes of the top-level graph (and what they call), 1 inside a subgraph, and so
     #: on: the checkpoint namespace's depth less the functional-API task calls in it, which
     #: LangGraph nests in the namespace but runs as tasks of the calling graph.
@@ -101,6 +103,15 @@ def handoff_destination(value: Any) -> str | None:
     targets = goto if isinstance(goto, (list, tuple)) else (goto,)
     names = [t if isinstance(t, str) else getattr(t, "node", None) for t in targets]
     return ", ".join(n for n in names if isinstance(n, str) and n) or None
+
+
+def interrupts_of(error: BaseException) -> list[tuple[Any, Any]]:
+    """The interrupts a ``GraphInterrupt`` carries (LangGraph raises it from ``interrupt(value)``
+    with the ``Interrupt`` records as its first argument), as ``(id, value)`` pairs."""
+    found = error.args[0] if error.args else ()
+    if not isinstance(found, (list, tuple)):
+        found = (found,)
+    return [(getattr(i, "id", None), getattr(i, "value", i)) for i in found]
 
 
 def describe_error(error: BaseException) -> str:
@@ -206,7 +217,7 @@ def _is_task_call(name: str, metadata: Mapping[str, Any] | None, caller: Event |
 #   (MODEL, id, parent, ns, name, chat, inputs, metadata, invocation)
 #   (TOOL, id, parent, ns, name, inputs, metadata)
 #   (END, id, ns, outputs)
-#   (ERROR, id, ns, status, error, error_type, traceback)
+#   (ERROR, id, ns, status, error, error_type, traceback)   an interrupt: what it asked in the traceback's place
 #   (HANDOFF, id, ns, destination)      a run that ended handing off (completed: see is_handoff)
 CHAIN, MODEL, TOOL, END, ERROR, HANDOFF = range(6)
 
@@ -250,6 +261,9 @@ class Assembly:
                         event.handoff = handoff_destination(event.outputs)
                 elif kind == HANDOFF:
                     event.end_ns, event.handoff = entry[2], entry[3]
+                elif entry[3] == "interrupted":  # (the traceback's place holds what it asked)
+                    event.end_ns, event.status, event.error, event.error_type = entry[2:6]
+                    event.interrupts = thaw(entry[6])
                 else:
                     event.end_ns, event.status, event.error, event.error_type, event.traceback = entry[2:7]
                 continue

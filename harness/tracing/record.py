@@ -20,6 +20,7 @@ from uuid import UUID
 from opentelemetry import trace
 
 from . import rows as _rows
+from . import turns
 from .agents import Agent, attribute
 from .events import Event, assemble
 from ..secrets.redact import Redactor, host_secrets, portable, redactor
@@ -167,6 +168,12 @@ def build_rows(record: RunRecord, redact: Redactor | None = None,
             record.count_error("evaluation")
     rows["runs"] = [_runs_row(record, rows, tree.agents)]
     rows["runs"][0]["error"] = ctx.error(record.error)
+    try:  # its place in its thread: what it stopped at, what it resumed with (turn: the store's)
+        events = record.assembled()
+        rows["runs"][0].update(interrupts=turns.interrupts(events, tree.owner, redact),
+                               resume=turns.resume(events, redact))
+    except Exception:  # noqa: BLE001
+        record.count_error("reading the run's interrupts")
     _score(record, rows)
     return rows
 
@@ -180,6 +187,8 @@ def _score(record: RunRecord, rows: dict[str, list[dict[str, Any]]]) -> None:
         checks = record.checks or {}
         scores = built_in_scores(rows, status=record.status, experiment=record.checks is not None,
                                  answer=checks.get("answer"), require_tools=bool(checks.get("require_tools")))
+        if checks.get("turns"):  # a multi-turn case's verdict on its turns (harness.experiment.turns)
+            scores.append(turns_score(checks["turns"]))
     except Exception:  # noqa: BLE001 - the run's rows stand without its scores
         record.count_error("scoring")
         return
@@ -187,6 +196,14 @@ def _score(record: RunRecord, rows: dict[str, list[dict[str, Any]]]) -> None:
         rows["scores"] = [score_row(record.run_id, scored) for scored in scores]
     passed = run_passed(record.status, [scored.result.passed for scored in scores])
     rows["runs"][0]["passed"] = None if passed is None else int(passed)
+
+
+def turns_score(verdict: Mapping[str, Any]) -> Any:
+    """A multi-turn case's ``turns`` verdict (value, passed, explanation) as its rule score."""
+    from evaluators import ScoreResult, SourcedScore
+
+    return SourcedScore(ScoreResult("turns", float(verdict["value"]), bool(verdict["passed"]),
+                                    str(verdict.get("explanation") or "")), "rule", "harness.experiment.turns")
 
 
 def score_row(run_id: str, scored: Any, created_at: str | None = None) -> dict[str, Any]:
@@ -197,9 +214,10 @@ def score_row(run_id: str, scored: Any, created_at: str | None = None) -> dict[s
     return {"run_id": run_id, **row, "created_at": created_at or now_iso(), "row_key": score_key(run_id, row["name"])}
 
 
-def score_key(run_id: str, name: str) -> str:
-    """The row key of a run's score of a name: a run has one score of each name."""
-    return f"{run_id}:score:{name}"
+def score_key(run_id: str, name: str, rater: str | None = None) -> str:
+    """The row key of a run's score of a name: a run has one score of each name, and one
+    label of each name per person who gave one (``rater``)."""
+    return f"{run_id}:score:{name}" if not rater else f"{run_id}:score:{name}:by:{rater}"
 
 
 def scrubbed_rows(record: RunRecord, redact: Redactor) -> dict[str, list[dict[str, Any]]]:

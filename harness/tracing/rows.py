@@ -524,7 +524,7 @@ PAYLOAD_COLUMNS = frozenset({
     "tool_input", "tool_output", "traceback",
     "error", "system_prompt", "user_prompt", "variables_json", "thread_id", "workflow", "batch_id", "experiment",
     "case_id", "checkpoint_ns", "prompt_id", "prompt_name", "category", "workflow_phase", "call_type",
-    "inputs", "outputs", "reference",
+    "inputs", "outputs", "reference", "interrupts", "resume",
 })
 
 

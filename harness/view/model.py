@@ -108,6 +108,9 @@ class RunView:
     scores: Mapping[str, Any]
     started_ms: float | None = None  # epoch ms where the run's timeline starts
     span_ms: float = 0.0  # how long the timeline is (the run's duration, or its calls' extent)
+    #: what the run's root graph was given and returned (previews), for a run that stored no
+    #: ``inputs``/``outputs`` of its own
+    graph_io: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def run_id(self) -> str:

@@ -46,7 +46,7 @@ _SCORE_COLUMNS = {
     "log_tests": ("run_id", "verification_status", "profile", "total_sheets_logged"),
 }
 #: The columns of a run's scores (the scores sheet) a view shows.
-_SCORES_COLUMNS = ("run_id", "name", "value", "passed", "explanation", "source", "scorer", "error")
+_SCORES_COLUMNS = ("run_id", "name", "value", "passed", "explanation", "source", "scorer", "error", "rater")
 #: Runs read per query when many are loaded at once (the report).
 _CHUNK = 400
 
@@ -142,7 +142,8 @@ def _view(run: dict[str, Any], events: list[dict[str, Any]], llm: list[dict[str,
     span = max(end - start for _, end in times) if times and start is not None else (run.get("total_time_ms") or 0.0)
     scores = {"passed": None if run.get("passed") is None else bool(run["passed"]),
               "list": [{k: v for k, v in row.items() if k != "run_id"} for row in listed], **_scores(run, scored)}
-    return RunView(run=run, tree=tree, scores=scores, started_ms=start, span_ms=span)
+    return RunView(run=run, tree=tree, scores=scores, started_ms=start, span_ms=span,
+                   graph_io={"input": graph["input"], "output": graph["output"]} if graph else {})
 
 
 def _executions(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -295,10 +296,10 @@ def score_summary(store: Store, run_ids: Sequence[str]) -> list[dict[str, Any]]:
     for start in range(0, len(run_ids), _CHUNK):
         for row in store.rows("scores", list(run_ids[start:start + _CHUNK]),
                               columns=["name", "value", "passed", "source", "error", "run_id"]):
-            entry = out.setdefault(row["name"], {"name": row["name"], "source": row["source"], "runs": 0,
+            entry = out.setdefault(row["name"], {"name": row["name"], "source": row["source"], "runs": set(),
                                                  "values": [], "passed": 0, "gated": 0, "errors": 0,
                                                  "first_error": None})
-            entry["runs"] += 1
+            entry["runs"].add(row["run_id"])  # a run labelled by several people counts once
             if row["value"] is not None:
                 entry["values"].append(row["value"])
             if row["passed"] is not None:
@@ -308,6 +309,7 @@ def score_summary(store: Store, run_ids: Sequence[str]) -> list[dict[str, Any]]:
                 entry["errors"] += 1
                 entry["first_error"] = entry["first_error"] or f"run {row['run_id']}: {row['error']}"
     for entry in out.values():
+        entry["runs"] = len(entry["runs"])
         values = entry.pop("values")
         entry["mean"] = sum(values) / len(values) if values else None
     return list(out.values())

@@ -27,9 +27,11 @@ from ..schema import truncation_marker
 from ..store import Store
 from .cases import CaseTable, Compare, compare_view
 from .experiments import summaries_html, summarise_all
+from .judges import agreement_figure, agreement_html
 from .formats import abbreviate, money, number
 from .model import RunView, TreeEntry, last_frames
 from .read import list_runs, load_runs
+from .thread_report import conversations, thread_data, turn_detail
 
 #: Runs in a report unless ``limit`` says otherwise: the newest of the selection.
 DEFAULT_LIMIT = 10_000
@@ -59,7 +61,7 @@ def _asset(name: str) -> str:
 
 #: The report's script, in parts by what they draw (static/); they share one scope, each
 #: using what the others define, and run in this order.
-SCRIPT_PARTS = ("base.js", "list.js", "waterfall.js", "panel.js", "run.js", "compare.js", "route.js")
+SCRIPT_PARTS = ("base.js", "list.js", "waterfall.js", "panel.js", "run.js", "compare.js", "thread.js", "route.js")
 
 
 def script() -> str:
@@ -143,6 +145,7 @@ def run_data(view: RunView) -> dict[str, Any]:
         "cost": r.get("total_cost"), "eval": r.get("evaluation_score"), "exp": r.get("experiment"),
         "case": r.get("case_id"), "model": r.get("model"), "err": abbreviate(r.get("error"), 400) or None,
         "start": r.get("started_at"), "pass": r.get("passed"),
+        **thread_data(r),
     }
 
 
@@ -155,6 +158,8 @@ def detail(view: RunView) -> dict[str, Any]:
     entries = list(view.entries())
     out = {"rows": [_entry(view, depth, e) for depth, e in entries], "span": _round(view.span_ms),
            "t0": _round(view.started_ms), "err": _bounded(view.run.get("error")), "scores": _scores(view.scores)}
+    if view.run.get("thread_id") is not None:
+        out["turn"] = turn_detail(view)
     agents = view.agents()
     if agents is not None:
         out["agents"] = [agents.get(e.id) for _, e in entries]
@@ -210,14 +215,16 @@ def _json_for_script(data: Any) -> str:
 
 
 def render(views: Iterable[RunView], *, source: str, selected: int | None = None,
-           experiments: Sequence[str] = (), compare: Compare | None = None) -> str:
+           experiments: Sequence[str] = (), compare: Compare | None = None,
+           agreements: Sequence[Mapping[str, Any]] = ()) -> str:
     """The page for ``views`` (newest first) from ``source`` (the store's location);
     ``experiments`` come first among the summaries, in that order, and are the ones the
     compare view pairs (else the newest, :data:`~.cases.COMPARE_EXPERIMENTS` at most);
     ``compare(a, b)`` gives the statistics of a pair (``Comparison.to_dict()``), without which
     the compare view shows the cases only. ``views`` is read once, and each block of runs'
     details packed as soon as it is whole: the payloads of ten thousand runs are never all in
-    memory."""
+    memory. ``agreements``: the judges' agreement with people (``Agreement.to_dict()``), shown
+    in a section of their own and beside each judge's score in a run."""
     rows: list[Mapping[str, Any]] = []
     runs: list[dict[str, Any]] = []
     blocks: list[str] = []
@@ -233,8 +240,10 @@ def render(views: Iterable[RunView], *, source: str, selected: int | None = None
             pending = []
     if pending:
         blocks.append(packed(tabled(pending)))
+    conversations(runs)
     paired = compare_view(cases, compare, _json_for_script)
-    data = {"runs": runs, "source": source, "block": BLOCK_RUNS, "compare": paired.data}
+    data = {"runs": runs, "source": source, "block": BLOCK_RUNS, "compare": paired.data,
+            "judges": {a["score"]: f"{agreement_figure(a)} against {a['label']}" for a in agreements}}
     details = ",".join(blocks)  # base64 has no comma
     completed = sum(r.get("status") == "completed" for r in rows)
     tokens = sum(r.get("total_tokens") or 0 for r in rows)
@@ -253,6 +262,7 @@ def render(views: Iterable[RunView], *, source: str, selected: int | None = None
         f"<header><h1>{html.escape(title)}</h1><p>{html.escape(facts)}</p>"
         f"<p class=sub>{html.escape(source)} · made {made}</p></header><main>"
         + summaries_html(summarise_all(rows, experiments), rows)
+        + agreement_html(agreements)
         + paired.section
         + "<section id=runs><h2>Runs</h2><div class=controls>"
         "<input type=search id=filter placeholder='Filter: id, workflow, subject, status, experiment, error…' "
@@ -269,6 +279,7 @@ def render(views: Iterable[RunView], *, source: str, selected: int | None = None
         "<div id=waterfall class=waterfall></div></div>"
         "<aside id=entry class=panel aria-live=polite aria-label='The call picked in the waterfall'></aside></div>"
         "<h3>Scores</h3><div id=scores></div></section>"
+        "<section id=thread hidden></section>"
         "</main><div id=tip role=tooltip hidden></div>"
         f"<script type=application/json id=report-data>{_json_for_script(data)}</script>"
         # The script comes before the packed details: the list is on screen while the parser
@@ -300,10 +311,11 @@ def select_runs(store: Store, *, run_ids: Sequence[str] = (), experiments: Seque
 
 def write_report(store: Store, path: str | os.PathLike[str], *, run_ids: Sequence[str] = (),
                  experiments: Sequence[str] = (), limit: int | None = DEFAULT_LIMIT,
-                 compare: Compare | None = None) -> Report:
+                 compare: Compare | None = None, agreements: Sequence[Mapping[str, Any]] = ()) -> Report:
     """Write the report of the runs :func:`select_runs` picks to ``path`` (UTF-8);
     ``compare(a, b)``: the statistics of experiment ``b`` against ``a`` (``harness compare``'s,
-    as ``Comparison.to_dict()``), called for every ordered pair the compare view offers."""
+    as ``Comparison.to_dict()``), called for every ordered pair the compare view offers;
+    ``agreements``: the judges' agreement with people (:func:`render`)."""
     started = time.perf_counter()
     ids, selected = select_runs(store, run_ids=run_ids, experiments=experiments, limit=limit)
     read = 0
@@ -315,7 +327,7 @@ def write_report(store: Store, path: str | os.PathLike[str], *, run_ids: Sequenc
             yield view
 
     page = render(views(), source=store.display, selected=selected, experiments=experiments,
-                  compare=compare)
+                  compare=compare, agreements=agreements)
     target = write_text(path, page)  # whole or not at all, never through a link (harness.outputs)
     return Report(target, read, selected, target.stat().st_size, time.perf_counter() - started)
 

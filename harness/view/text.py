@@ -73,9 +73,10 @@ class RunsTable:
     Column widths come from the cells, measured once here: rich then lays out ten thousand
     rows without measuring each cell again."""
 
-    def __init__(self, rows: Sequence[Mapping[str, Any]], caption: str | None = None) -> None:
+    def __init__(self, rows: Sequence[Mapping[str, Any]], caption: str | None = None,
+                 columns: Sequence[_Column] | None = None) -> None:
         self.caption = caption
-        columns = [c for c in _RUN_COLUMNS if c.header != "experiment" or any(map(_experiment, rows))]
+        columns = [c for c in columns or _RUN_COLUMNS if c.header != "experiment" or any(map(c.cell, rows))]
         cells = [[Text(v) if isinstance(v, str) else v for v in (c.cell(r) for c in columns)] for r in rows]
         self.columns = {c: (_widest(c.header, cells, i), [row[i] for row in cells]) for i, c in enumerate(columns)}
 
@@ -299,7 +300,8 @@ def scores_table(scores: Mapping[str, Any]) -> Table:
             gate = "" if s.get("passed") is None else ("pass" if s["passed"] else "fail")
             detail = s.get("error") or s.get("explanation") or ""
             value = "" if s.get("value") is None else score(s["value"])
-            table.add_row(s["name"], value, _status_word(gate if not s.get("error") else "error"),
+            name = f"{s['name']} (by {s['rater']})" if s.get("rater") else s["name"]
+            table.add_row(name, value, _status_word(gate if not s.get("error") else "error"),
                           Text(f"{s.get('source')} · {abbreviate(detail, 200)}" if detail else str(s.get("source")),
                                style="red" if s.get("error") else "dim"))
         return table

@@ -32,6 +32,12 @@ PUBLIC = {
     # scores: every judgement of a run, and the one pass
     "SCORE_SOURCES", "Score", "ScoreResult", "SourcedScore", "answer_score", "built_in_scores",
     "failed_score", "log_test_score", "pass_rate", "run_passed", "score_results", "score_row",
+    # judges: agreement with people, several raters, pairwise preference
+    "KAPPA_WEIGHTS", "Agreement", "Estimate", "Judgement", "PairGrade", "Preference", "Rated", "agreement",
+    "clopper_pearson", "cohen_kappa", "fleiss_estimate", "fleiss_kappa", "fleiss_table", "kappa_estimate",
+    "krippendorff_alpha", "krippendorff_estimate", "preference", "prefer_answer", "spearman", "spearman_estimate",
+    # threads: a conversation's status, pass, totals and messages; an experiment's turns folded by case
+    "THREAD_STATUSES", "conversation", "fold_turns", "thread_passed", "thread_status", "total",
     # paired statistics and verdicts (compare)
     "SIGN_FLIP_DRAWS", "SIGN_FLIP_EXACT_MAX", "SIGN_FLIP_SEED", "VERDICTS", "PairedTest", "SignFlips", "Verdict",
     "binomial_tail", "holm", "mean_of_repeats", "needed_cases", "paired_test", "round_sig", "verdict",

@@ -128,7 +128,7 @@ def test_scorers_run_outside_the_graphs_trace(h):
                  scorers=[counting, scorers.trajectory_judge(judge_model, ["call_model", "tools", "call_model"])])
     assert (h.store.count("llm_calls"), h.store.count("tool_calls")) == before == (2, 1)
     row = scores_of(h, "base")[("q0", "trajectory_judge")]
-    assert (row["value"], row["passed"], row["source"]) == (0.9, 1, "code")
+    assert (row["value"], row["passed"], row["source"]) == (0.9, 1, "llm")  # a judge's score
 
 
 def test_a_scorer_named_like_a_built_in_check_replaces_it(h):

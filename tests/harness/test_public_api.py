@@ -16,7 +16,7 @@ def test_harness_exports_exactly_its_public_api():
         "Case", "Comparison", "Dataset", "DatasetError", "Experiment", "ExperimentError", "UnknownExperiment",
         "load_dataset", "load_prices", "register_price",
         # scores
-        "RunSnapshot", "Score",
+        "RunSnapshot", "Score", "ThreadSnapshot",
     ])
     for name in harness.__all__:
         assert hasattr(harness, name), name

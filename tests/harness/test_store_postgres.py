@@ -182,3 +182,18 @@ def test_shards_on_two_workers_fill_one_experiment(pg_url):
     assert sorted(r["case_id"] for r in h.store.rows("runs", columns=["case_id"])) == ["q0", "q1", "q2"]
     assert h.compare("sharded", "sharded").paired_cases == 3
     h.close()
+
+
+def test_labels_by_several_people_and_their_agreement_on_postgresql(pg_url):
+    from tests.experiment.judged import helpful_judge, label_everyone, numbered_cases, numbered_graph
+
+    h = Harness(pg_url, writer="thread")
+    try:
+        h.experiment("judged", numbered_graph(), numbered_cases(12), scorers=[helpful_judge])
+        label_everyone(h, "judged")
+        assert {r["rater"] for r in h.store.rows("scores", where={"name": "helpful"})} == {"alice", "bob"}
+        found = h.agreement("helpful_judge", "helpful")
+        assert (found.n, found.pairs) == (12, 24) and found.estimate.value is not None
+        assert h.compare("judged", "judged", gate=["helpful_judge"]).agreements[0]["n"] == 12
+    finally:
+        h.close()

@@ -252,3 +252,4 @@ def tabs(browser):
 @pytest.fixture
 def opened(tabs) -> Opened:
     return tabs()
+

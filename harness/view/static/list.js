@@ -13,7 +13,9 @@
     {key: "cost", label: "cost", num: true, show: money, w: ["105px", "88px"]},
     {key: "eval", label: "eval", num: true, show: score, w: ["55px", "44px"], optional: true},
     {key: "exp", label: "experiment", show: function (v, r) { return v ? v + (r.case ? " / " + r.case : "") : ""; },
-      w: ["minmax(90px,1fr)", "minmax(72px,1fr)"], optional: true}
+      w: ["minmax(90px,1fr)", "minmax(72px,1fr)"], optional: true},
+    {key: "th", label: "thread", show: function (v, r) { return v ? v + " · turn " + (r.turn || "?") : ""; },
+      w: ["minmax(110px,1fr)", "minmax(80px,1fr)"], optional: true}
   ].filter(function (c) {
     return !c.optional || RUNS.some(function (r) { return r[c.key] !== null && r[c.key] !== undefined && r[c.key] !== ""; });
   });
@@ -26,7 +28,7 @@
   var statusBox = document.getElementById("status");
   var countBox = document.getElementById("count");
   var haystack = RUNS.map(function (r) {
-    return [r.id, r.wf, r.subj, r.st, r.exp, r.case, r.model, r.err].join("\u0001").toLowerCase();
+    return [r.id, r.wf, r.subj, r.st, r.exp, r.case, r.model, r.err, r.th].join("\u0001").toLowerCase();
   });
 
   [0, 1].forEach(function (narrow) {
@@ -100,6 +102,7 @@
       var cell = el("span", (c.cls || "") + (c.num ? " num" : "") + (bad ? " failed" : ""), text);
       cell.setAttribute("role", "gridcell");
       cell.title = String(text);
+      if (c.key === "th" && r.th) { cell.dataset.thread = r.th; cell.classList.add("link"); cell.title = "open the thread " + r.th; }
       row.appendChild(cell);
     });
     return row;
@@ -109,6 +112,8 @@
     if (!pending) { pending = true; requestAnimationFrame(function () { pending = false; draw(false); }); }
   });
   spacer.addEventListener("click", function (event) {
+    var thread = event.target.closest("[data-thread]");
+    if (thread) { openThread(thread.dataset.thread); return; }
     var row = event.target.closest(".row");
     if (row) { openRun(Number(row.dataset.index)); }
   });

@@ -1,5 +1,5 @@
   /* ---- the URL hash: #run=ID (its first characters will do) and &entry=N; ------------- */
-  /* #compare=A,B and &case=ID. A hash that names nothing, or cannot be read, is ignored: the
+  /* #thread=ID; #compare=A,B and &case=ID. A hash that names nothing, or cannot be read, is ignored: the
      page is the list (and the compare view its first pair). Returns whether it named a pair. */
   function route(hash) {
     var params, raw = String(hash || "").replace(/^#/, "");
@@ -9,6 +9,7 @@
       showPair(pair[0], pair[1], params.get("case"), true);
       return true;
     }
+    if (params.get("thread") !== null) { return openThread(params.get("thread"), true) && false; }
     var wanted = params.get("run");
     if (!wanted) { return false; }
     var entry = /^\d+$/.test(params.get("entry") || "") ? Number(params.get("entry")) : undefined;

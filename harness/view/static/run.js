@@ -13,13 +13,16 @@
     scores.list.forEach(function (s) {
       var tr = el("tr"), gate = el("td");
       tr.dataset.score = s.name;
-      tr.appendChild(el("td", "", s.name));
+      tr.appendChild(el("td", "", s.rater ? s.name + " (by " + s.rater + ")" : s.name));
       tr.appendChild(el("td", "num", s.value === undefined ? "—" : num(s.value, 4)));
       if (s.error) { gate.appendChild(el("span", "badge error", "error")); }
       else if (s.passed !== undefined) { gate.appendChild(el("span", "badge " + (s.passed ? "pass" : "fail"), s.passed ? "pass" : "fail")); }
       else { gate.appendChild(el("span", "muted", "does not gate")); }
       tr.appendChild(gate);
-      tr.appendChild(el("td", "", (s.source || "—") + (s.scorer ? " · " + s.scorer : "")));
+      var made = el("td", "", (s.source || "—") + (s.scorer ? " · " + s.scorer : ""));
+      var judged = (DATA.judges || {})[s.name];
+      if (judged && !s.rater) { made.appendChild(el("div", "muted agreement", "agreement with people: " + judged)); }
+      tr.appendChild(made);
       var said = el("td", "said");
       if (s.error) { said.appendChild(folded(s.error, "error-text")); }
       else if (s.explanation) { said.appendChild(folded(s.explanation)); }
@@ -74,6 +77,7 @@
     });
     var section = document.getElementById("run"), header = document.getElementById("run-head");
     section.hidden = false;
+    document.getElementById("thread").hidden = true;
     header.textContent = "";
     header.appendChild(el("h2", "", run.id));
     var facts = [run.wf, run.subj ? "subject " + run.subj : null,
@@ -87,6 +91,7 @@
       p.appendChild(el("span", "badge " + (run.pass ? "pass" : "fail"), "pass: " + passWord(run.pass)));
     }
     p.appendChild(document.createTextNode(" " + facts.join(" · ")));
+    if (run.th) { p.appendChild(document.createTextNode(" · ")); p.appendChild(threadLink(run)); }
     header.appendChild(p);
     var error = run.err ? header.appendChild(el("div", "error", run.err)) : null;
     var waterfallBox = document.getElementById("waterfall"), entryBox = document.getElementById("entry");
