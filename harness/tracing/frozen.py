@@ -170,22 +170,21 @@ def _text_size(value: Any, visits: list[int], depth: int) -> int:
     """About how many characters of text ``value`` holds (containers estimated from the
     items looked at), looking at most ``visits`` values and four levels down."""
     visits[0] -= 1
-    t = type(value)
+    t = type(value)  # plain types by their exact type first: this runs on the graph's path
     if t is str:
         return len(value)
-    if visits[0] < 0 or depth > 3:
+    if value is None or t is int or t is float or t is bool or visits[0] < 0 or depth > 3:
         return 0
-    if isinstance(value, BaseMessage):
-        return _text_size(value.content, visits, depth + 1)
-    if t is LLMResult:
-        value = [g for batch in value.generations for g in batch]
-        t = list
-    elif isinstance(value, Generation):
-        return _text_size(getattr(value, "message", None) or value.text, visits, depth + 1)
     if t is dict:
         items: Any = value.values()
     elif t is list or t is tuple:
         items = value
+    elif t is LLMResult:
+        items = [g for batch in value.generations for g in batch]
+    elif isinstance(value, BaseMessage):
+        return _text_size(value.content, visits, depth + 1)
+    elif isinstance(value, Generation):
+        return _text_size(getattr(value, "message", None) or value.text, visits, depth + 1)
     else:
         return 0
     total = looked = 0
