@@ -91,6 +91,7 @@ class Harness:
         self._writer: Writer = make_writer(self.store, self.writer, tracer_provider=tracer_provider,
                                            max_pending=max_pending_bytes)
         self._held: list[Run] = []  # finished runs started with hold=True, not yet written
+        self._workflows: set[str] = set()  # workflow names checked already (see Harness.run)
         self._held_lock = threading.Lock()
         try:
             costs.load_env_prices()
@@ -165,8 +166,9 @@ class Harness:
         next :meth:`flush`), so a caller running several at once writes them in its own order."""
         if profile not in PROFILES:
             raise ValueError(f"unknown profile {profile!r}; profiles are {', '.join(PROFILES)}")
-        if workflow is not None:
+        if workflow is not None and workflow not in self._workflows:  # each name checked once
             check_name("workflow", workflow, host_redactor(self.redact_rules))
+            self._workflows.add(workflow)
         self._writer.prepare()  # e.g. the writer process starts now, to be ready when the run ends
         return Run(
             self, subject=subject, workflow=workflow, expected_tools=expected_tools,

@@ -255,6 +255,8 @@ class Redactor:
         memory is bounded whatever they hold."""
         if self._functions:
             return True
+        if sum(map(len, texts)) + len(texts) <= CHUNK_CHARS:  # the usual run: one scan of them all
+            return bool(texts) and self._found("\x00".join(texts))
         batch: list[str] = []
         size = 0
         for text in texts:

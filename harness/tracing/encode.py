@@ -199,6 +199,9 @@ def payload_window(value: Any, chars: int) -> tuple[str, int | None, bool]:
         return (value, len(value), False) if len(value) <= chars else (value[:chars], len(value), True)
     if type(value) is Truncated:  # bounded when it was kept
         return payload_text(value), value.length, True
+    if _plain_within(value, [chars], 0):  # small plain data (nearly all): encoded whole, in C
+        text = to_json(value)
+        return text, len(text), False
     # Walked a little beyond the window, so a value not much longer is encoded whole and its
     # length is known (the walk counts numbers and punctuation low: what it keeps is bounded).
     kept = jsonable_prefix(value, 2 * chars)
@@ -206,6 +209,61 @@ def payload_window(value: Any, chars: int) -> tuple[str, int | None, bool]:
         return to_json(kept.value), None, True
     text = to_json(kept)
     return text, len(text), False
+
+
+def _plain_within(value: Any, budget: list[int], depth: int) -> bool:
+    """Whether ``value`` is plain JSON data (dicts with text keys, lists, texts, numbers)
+    whose JSON has at most about ``budget`` characters: then encoding it whole costs no more
+    than the window it is cut to. Counted as the walk counts (numbers and punctuation low), so
+    data that shares a list many times over (a payload can) is never taken for small."""
+    t = type(value)
+    if t is dict:
+        if depth > 32:
+            return False
+        left = budget[0] - 2
+        for key, item in value.items():
+            if type(key) is not str:
+                return False
+            u = type(item)
+            if u is str:  # the leaves inline: most of a state is texts
+                left -= len(key) + len(item) + 6
+            elif item is None or u is int or u is float or u is bool:
+                left -= len(key) + 5
+            else:
+                budget[0] = left - len(key) - 4
+                if not _plain_within(item, budget, depth + 1):
+                    return False
+                left = budget[0]
+            if left < 0:
+                return False
+        budget[0] = left
+        return True
+    if t is list:
+        if depth > 32:
+            return False
+        left = budget[0] - 2
+        for item in value:
+            u = type(item)
+            if u is str:
+                left -= len(item) + 3
+            elif item is None or u is int or u is float or u is bool:
+                left -= 2
+            else:
+                budget[0] = left - 1
+                if not _plain_within(item, budget, depth + 1):
+                    return False
+                left = budget[0]
+            if left < 0:
+                return False
+        budget[0] = left
+        return True
+    if t is str:
+        budget[0] -= len(value) + 2
+    elif value is None or t is int or t is float or t is bool:
+        budget[0] -= 1
+    else:
+        return False
+    return budget[0] >= 0
 
 
 def cell_text(value: Any, limit: int, redact: Redactor | None = None) -> tuple[str | None, bool]:

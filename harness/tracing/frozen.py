@@ -389,7 +389,20 @@ def _messages_from(batches: Any) -> list[list[BaseMessage]]:
 
 def freeze_messages(batches: Any) -> Any:
     """A chat model's input (lists of messages), frozen as the messages' fields."""
-    return kept_of(batches) if _large(batches) else _freeze(batches, _messages_fields)
+    return kept_of(batches) if _large_messages(batches) else _freeze(batches, _messages_fields)
+
+
+def _large_messages(batches: Any) -> bool:
+    """:func:`_large` for a chat model's input, the messages' texts added up directly."""
+    total = 0
+    try:
+        for batch in batches:
+            for message in batch:
+                content = message.content
+                total += len(content) if type(content) is str else _text_size(content, [_LOOK_VISITS], 1)
+    except (AttributeError, TypeError):  # not lists of messages: looked at as any payload
+        return _large(batches)
+    return total > PAYLOAD_CAPTURE_CHARS
 
 
 def thaw_messages(value: Any) -> Any:
@@ -425,7 +438,20 @@ def _result_from(fields: tuple[Any, Any]) -> LLMResult:
 
 def freeze_result(response: Any) -> Any:
     """A model's result (an ``LLMResult``), frozen as its generations' fields."""
-    return kept_of(response) if _large(response) else _freeze(response, _result_fields)
+    return kept_of(response) if _large_result(response) else _freeze(response, _result_fields)
+
+
+def _large_result(response: Any) -> bool:
+    """:func:`_large` for a model's result, its generations' texts added up directly."""
+    if type(response) is not LLMResult:
+        return _large(response)
+    total = 0
+    for batch in response.generations:
+        for generation in batch:
+            message = getattr(generation, "message", None)
+            content = message.content if message is not None else generation.text
+            total += len(content) if type(content) is str else _text_size(content, [_LOOK_VISITS], 1)
+    return total > PAYLOAD_CAPTURE_CHARS
 
 
 def thaw_result(value: Any) -> Any:

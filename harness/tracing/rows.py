@@ -52,6 +52,8 @@ class RunContext:
     def cell(self, value: Any, limit: int = STORED_CHARS) -> str | None:
         """A payload as a cell of at most ``limit`` characters (:func:`~.encode.cell_text`):
         only what the cell keeps, and the cut's margin, is ever made into text and scanned."""
+        if value is None or (type(value) is str and len(value) <= limit):  # nearly every cell
+            return value
         text, scrubbed = cell_text(value, limit, self.redact)
         if scrubbed:
             self.scrubbed[id(text)] = text
@@ -412,9 +414,10 @@ def llm_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
     return rows
 
 
-def _tool_payload(value: Any) -> Any:
+def _tool_payload(value: Any, limit: int | None = None) -> Any:
     """Tool input/output as JSON-able data: ToolMessage content, JSON strings decoded; a
-    handoff's command with its destination (``goto``) first."""
+    handoff's command with its destination (``goto``) first. ``limit``: data is walked only
+    as far as that many characters of JSON (:class:`~.encode.Truncated` when it had more)."""
     content = getattr(value, "content", value) if hasattr(value, "tool_call_id") else value
     if type(content).__name__ == "Command":
         data = jsonable(content)
@@ -426,7 +429,7 @@ def _tool_payload(value: Any) -> Any:
                 return json.loads(stripped)
             except ValueError:
                 return content
-    return jsonable(content)
+    return jsonable(content) if limit is None else jsonable_prefix(content, limit)
 
 
 def _tool_json(ctx: RunContext, value: Any) -> Any:
@@ -435,10 +438,10 @@ def _tool_json(ctx: RunContext, value: Any) -> Any:
     a cell keeps (cut at capture, or once made) is its text cut, ending with the marker."""
     if type(value) is Truncated:
         return ctx.cell(Truncated(_tool_payload(value.value), value.length, value.size))
-    payload = _tool_payload(value)
+    payload = _tool_payload(value, STORED_CHARS)
     if isinstance(payload, str):
         return to_json(payload) if len(payload) <= STORED_CHARS else ctx.cell(payload)
-    return ctx.data(payload)
+    return ctx.cell(payload) if type(payload) is Truncated else payload
 
 
 def tool_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
@@ -558,12 +561,16 @@ def scrub_cells(cells: Sequence[Cell], redact: Redactor) -> None:
     """Scrub the cells in place. They are scanned together first, and scrubbed one by one
     only when that scan finds something. A cell longer than a payload's cell (a value the
     row builders do not bound: the application's metadata) is cut there, redacted before."""
-    kept: list[Cell] = []
-    for row, key, text in cells:
-        if len(text) > STORED_CHARS:
-            row[key] = cut(text, STORED_CHARS, redact)
-        else:
-            kept.append((row, key, text))
-    if kept and redact.finds_any([text for _, _, text in kept]):
+    texts = [text for _, _, text in cells]
+    kept = cells
+    if texts and max(map(len, texts)) > STORED_CHARS:
+        kept = []
+        for row, key, text in cells:
+            if len(text) > STORED_CHARS:
+                row[key] = cut(text, STORED_CHARS, redact)
+            else:
+                kept.append((row, key, text))
+        texts = [text for _, _, text in kept]
+    if kept and redact.finds_any(texts):
         for row, key, text in kept:
             row[key] = redact(text)
