@@ -198,3 +198,16 @@ def test_a_payload_of_a_hundred_megabytes_costs_the_host_a_few_megabytes_beyond_
     with sqlite3.connect(tmp_path / "runs.db") as connection:
         [(length,)] = connection.execute("SELECT length(tool_output) FROM tool_calls").fetchall()
     assert length <= STORED_CHARS
+
+
+@pytest.mark.parametrize("secret", [OPENAI_KEY, "password: hunter2-hunter2", "token=abcdef123456",
+                                    "envsecret-0123456789"])
+def test_a_secret_across_the_scans_chunks_is_found_and_redacted_wherever_it_falls(secret):
+    from harness.secrets.redact import CHUNK_CHARS
+
+    redact = Redactor(environ={"ACME_API_KEY": "envsecret-0123456789"})
+    value = secret.split(":")[-1].split("=")[-1].strip()
+    for offset in range(-len(secret) - 2, 3):
+        text = "." * (CHUNK_CHARS + offset) + " " + secret + " " + "." * 200
+        assert redact.finds_any([text]), offset
+        assert value not in redact(text), offset
