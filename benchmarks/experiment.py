@@ -14,7 +14,9 @@ time at concurrency 8 (``--cases 40`` shows it).
 
 Scoring: the same experiment at concurrency 8 with three cheap scorers of your own (a
 tool-argument check, an async word count, a dict of two numbers) against none, alternated;
-the target is scored/unscored <= 1.05. ``--rescore N`` then builds a store of N recorded
+the target is scored/unscored <= 1.05 (every call under its time limit, on a thread of its
+own); the same with ``scorer_isolation="process"``, and the cost of process isolation per score
+(a rescore of the stored runs in threads against worker processes). ``--rescore N`` then builds a store of N recorded
 runs (copies of one real run's rows under new ids, in the store's own format) and times
 ``harness rescore`` of them with one cheap scorer in a fresh process, with its peak memory
 (the target: under 60 s for 10,000 runs, memory flat in the number of runs).
@@ -162,6 +164,10 @@ def main() -> None:
             start = time.perf_counter()
             h.experiment(f"scored-{r}", graph, data, concurrency=8, scorers=SCORERS)
             times.setdefault("scored-8", []).append(time.perf_counter() - start)
+            start = time.perf_counter()
+            h.experiment(f"isolated-{r}", graph, data, concurrency=8, scorers=SCORERS, scorer_isolation="process")
+            times.setdefault("isolated-8", []).append(time.perf_counter() - start)
+        per_score = isolation_cost(h, "scored-0", args.rounds)
         h.close()
     print(f"{args.cases} cases, {args.rounds} rounds, model latency {LATENCY * 1000:.0f} ms, medians:")
     for concurrency in (1, 8):
@@ -171,9 +177,28 @@ def main() -> None:
               f"experiment/bare {e / b:.3f}")
     e, s = statistics.median(times["experiment-8"]), statistics.median(times["scored-8"])
     print(f"  concurrency 8 with {len(SCORERS)} cheap scorers: {s:.3f} s, scored/unscored {s / e:.3f} "
-          f"(target <= 1.05)")
+          f"(target <= 1.05; each call time-limited, in a thread)")
+    i = statistics.median(times["isolated-8"])
+    print(f"  the same, --scorer-isolation process: {i:.3f} s, scored/unscored {i / e:.3f}")
+    thread, process, n = per_score
+    print(f"  rescore of {n} runs x {len(SCORERS)} scorers: thread {thread:.3f} s, process {process:.3f} s; "
+          f"process isolation costs {(process - thread) / (n * len(SCORERS)) * 1e3:.3f} ms per score")
     if args.rescore:
         rescore_benchmark(args.rescore)
+
+
+def isolation_cost(h: Harness, experiment: str, rounds: int) -> tuple[float, float, int]:
+    """Medians of rescoring ``experiment``'s runs with the cheap scorers, in threads and in
+    worker processes (alternated), and the number of runs: the cost of process isolation."""
+    n = 0
+    times: dict[str, list[float]] = {"thread": [], "process": []}
+    for _ in range(max(1, rounds)):
+        for isolation in ("thread", "process"):
+            start = time.perf_counter()
+            summary = h.rescore(experiment, SCORERS, replace=True, concurrency=8, scorer_isolation=isolation)
+            times[isolation].append(time.perf_counter() - start)
+            n = summary.runs
+    return statistics.median(times["thread"]), statistics.median(times["process"]), n or 0
 
 
 RESCORE = """

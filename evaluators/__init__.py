@@ -78,8 +78,13 @@ from ._evaluation import (
     synthesis_quality,
 )
 from ._generic import generic_run_rows, run_latency_ms
+from ._score_rules import expected_pass
 from ._threads import THREAD_STATUSES, conversation, fold_turns, thread_passed, thread_status, total
 from ._scores import (
+    MAX_NAME_CHARS,
+    MAX_SCORES_PER_CALL,
+    NEVER_GATE,
+    NOT_SCORED,
     SCORE_SOURCES,
     Score,
     ScoreResult,
@@ -89,6 +94,7 @@ from ._scores import (
     failed_score,
     log_test_score,
     pass_rate,
+    pass_unknown,
     run_passed,
     score_results,
     score_row,
@@ -246,6 +252,10 @@ __all__ = [
     "agent_overall",
     "aggregate",
     "SCORE_SOURCES",
+    "MAX_NAME_CHARS",
+    "MAX_SCORES_PER_CALL",
+    "NEVER_GATE",
+    "NOT_SCORED",
     "Score",
     "ScoreResult",
     "SourcedScore",
@@ -259,6 +269,7 @@ __all__ = [
     "failed_score",
     "log_test_score",
     "pass_rate",
+    "pass_unknown",
     "run_passed",
     "THREAD_STATUSES",
     "conversation",
@@ -285,6 +296,7 @@ __all__ = [
     "data_quality",
     "default_check",
     "eval_status",
+    "expected_pass",
     "evaluation_overall",
     "evaluation_row",
     "final_answer_quality",

@@ -3,22 +3,34 @@
 A score is a value (a finite number, or none), a pass (yes, no, or none: a score that does
 not gate), an explanation, a name, where it came from (``rule``: a built-in check; ``llm``: a
 judge; ``code``: a user's scorer; ``human``: a label) and, when it could not be made, the
-error. "Unscored" is an empty value with its error, never 0.
+error. "Unscored" is an empty value and an empty pass with its error, never 0 and never a fail.
 
-Pass, defined once (:func:`run_passed`): a run passes when it completed and every score of it
-that has a pass holds; a run with no such score has no pass.
+Pass, defined once (:func:`run_passed`), in three values (Kleene's logic): a run fails when it
+did not complete or a score that gates it fails; otherwise its pass is unknown while one of
+its scores could not be made (an error, or a scorer that has not run yet: its score is stored
+as the error :data:`NOT_SCORED` until it runs); otherwise it passes when a score gates it,
+and has no pass when none does.
 """
 
 from __future__ import annotations
 
 import math
+import reprlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from numbers import Real
 from typing import Any, Literal
 
 ScoreSource = Literal["rule", "llm", "code", "human"]
 SCORE_SOURCES: tuple[str, ...] = ("rule", "llm", "code", "human")
+#: The longest score name taken (a longer one is an error score under the scorer's own name).
+MAX_NAME_CHARS = 200
+#: Scores one call of a scorer may return (a dict of more is one error score).
+MAX_SCORES_PER_CALL = 100
+#: The error of a scorer's score while the scorer has not run on the run (stored with the run,
+#: replaced by the score once it is made; left as it is when the experiment stopped first).
+NOT_SCORED = "not scored: its scorer has not run on this run"
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +48,7 @@ class Score:
 @dataclass(frozen=True, slots=True)
 class ScoreResult:
     """One named score as it is stored: a :class:`Score` made plain, or the error that kept it
-    from being made (then no value, and it does not pass)."""
+    from being made (then no value and no pass: unknown, never a fail)."""
 
     name: str
     value: float | None
@@ -45,73 +57,172 @@ class ScoreResult:
     error: str | None = None
 
 
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = _SHORT.maxlong = 60
+
+
+def _shown(value: Any) -> str:
+    """A bounded picture of what a scorer returned (reprlib: never the whole of a large value)."""
+    try:
+        return _SHORT.repr(value)
+    except Exception:  # noqa: BLE001 - a value whose repr fails is named by its type alone
+        return f"<{type(value).__name__}>"
+
+
 def _problem(result: Any) -> str:
-    shown = repr(result)
-    shown = shown if len(shown) <= 80 else shown[:77] + "..."
     return (f"a scorer returns a number, a bool, a harness.Score or a dict of name -> those, "
-            f"not {type(result).__name__} {shown}")
+            f"not {type(result).__name__} {_shown(result)}")
+
+
+def _is_bool(value: Any) -> bool:
+    """A bool, or numpy's (``np.mean(x) > 0.5`` is one), without importing numpy."""
+    return isinstance(value, bool) or (type(value).__module__ == "numpy" and type(value).__name__ in ("bool_", "bool"))
+
+
+def _real(value: Any) -> tuple[float | None, str | None]:
+    """A number a scorer gave, as a float: any :class:`numbers.Real` (numpy's, fractions) or a
+    :class:`decimal.Decimal`; else None and the problem."""
+    if _is_bool(value) or not isinstance(value, (Real, Decimal)):
+        return None, _problem(value)
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError) as exc:
+        return None, f"{type(value).__name__} {_shown(value)} is not a number ({exc})"
+    return (number, None) if math.isfinite(number) else (None, f"{number!r}, not a finite number")
+
+
+def _errored(name: str, error: str, explanation: Any = "") -> ScoreResult:
+    return ScoreResult(name, None, None, _text(explanation), error)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else "" if value is None else str(value)
 
 
 def _one(name: str, result: Any) -> ScoreResult:
-    if isinstance(result, bool):
-        return ScoreResult(name, 1.0 if result else 0.0, result)
+    if _is_bool(result):
+        return ScoreResult(name, 1.0 if result else 0.0, bool(result))
     if isinstance(result, Score):
         value, passed = result.value, result.passed
-        if value is not None and (isinstance(value, bool) or not isinstance(value, Real)):
-            return ScoreResult(name, None, False, str(result.explanation or ""), f"Score.value: {_problem(value)}")
-        if passed is not None and not isinstance(passed, bool):
-            return ScoreResult(name, None, False, str(result.explanation or ""),
-                               f"Score.passed must be True, False or None, not {passed!r}")
-        if value is not None and not math.isfinite(float(value)):
-            return ScoreResult(name, None, False, str(result.explanation or ""),
-                               f"Score.value is {float(value)!r}, not a finite number")
-        return ScoreResult(name, None if value is None else float(value), passed, str(result.explanation or ""))
-    if isinstance(result, Real):
-        if not math.isfinite(float(result)):
-            return ScoreResult(name, None, False, "", f"the scorer returned {float(result)!r}, not a finite number")
-        return ScoreResult(name, float(result), None)
-    return ScoreResult(name, None, False, "", _problem(result))
+        if passed is not None and not _is_bool(passed):
+            return _errored(name, f"Score.passed must be True, False or None, not {type(passed).__name__} "
+                                  f"{_shown(passed)}", result.explanation)
+        if value is not None:
+            if _is_bool(value):
+                value = 1.0 if value else 0.0
+            value, problem = _real(value)
+            if problem is not None:
+                return _errored(name, f"Score.value is {problem}" if "finite" in problem else f"Score.value: {problem}",
+                                result.explanation)
+        return ScoreResult(name, value, None if passed is None else bool(passed), _text(result.explanation))
+    number, problem = _real(result)
+    if problem is not None:
+        return _errored(name, f"the scorer returned {problem}" if "finite" in problem else problem)
+    return ScoreResult(name, number, None)
+
+
+def _named(name: Any) -> str | None:
+    """Why ``name`` cannot name a score, or None when it can."""
+    if not isinstance(name, str) or not name.strip():
+        return f"a score name must be a non-empty text, not {_shown(name)}"
+    if len(name) > MAX_NAME_CHARS:
+        return f"a score name has at most {MAX_NAME_CHARS} characters, not {len(name):,} ({_shown(name)})"
+    return None
 
 
 def score_results(name: str, result: Any) -> list[ScoreResult]:
-    """A scorer's return value as named scores. ``name`` is the scorer's own name: a number is
-    its value; a bool is value 1 or 0 and its pass; a :class:`Score` keeps its fields (its
+    """A scorer's return value as named scores. ``name`` is the scorer's own name: a number
+    (any :class:`numbers.Real`, numpy's too, or a :class:`decimal.Decimal`) is its value; a
+    bool (numpy's too) is value 1 or 0 and its pass; a :class:`Score` keeps its fields (its
     ``name``, if set, replaces the scorer's); a mapping gives one score per key (the key is its
-    name), each any of those. Anything else, NaN or an infinity is a score with an error and no value, which
-    does not pass: the scorer failed, the run is not judged to have passed."""
+    name; at most :data:`MAX_SCORES_PER_CALL`), each any of those. Anything else, NaN, an
+    infinity or a name longer than :data:`MAX_NAME_CHARS` is a score with an error, no value
+    and no pass (the scorer failed: the run's pass is unknown, never failed by it)."""
     if isinstance(result, Mapping) and not isinstance(result, Score):
         if not result:
-            return [ScoreResult(name, None, False, "", "the scorer returned an empty dict")]
-        out = []
+            return [_errored(name, "the scorer returned an empty dict")]
+        if len(result) > MAX_SCORES_PER_CALL:
+            return [_errored(name, f"the scorer returned {len(result):,} scores; at most {MAX_SCORES_PER_CALL} "
+                                   "a call")]
+        out: list[ScoreResult] = []
         for key, value in result.items():
-            if not isinstance(key, str) or not key.strip():
-                out.append(ScoreResult(name, None, False, "", f"a score name must be a non-empty text, not {key!r}"))
+            problem = _named(key)
+            if problem is not None:
+                out.append(_errored(name, problem))
             elif isinstance(value, Mapping):
-                out.append(ScoreResult(key, None, False, "", _problem(value)))
+                out.append(_errored(key.strip(), _problem(value)))
             else:
-                out.append(_one(key, value))  # the key names it (a Score's own name is for a lone Score)
+                out.append(_one(key.strip(), value))  # the key names it (a Score's own name is for a lone Score)
         return out
-    if isinstance(result, Score) and result.name:
-        return [_one(result.name, result)]
+    if isinstance(result, Score) and result.name is not None:
+        problem = _named(result.name)
+        return [_errored(name, f"Score.name: {problem}") if problem else _one(result.name.strip(), result)]
     return [_one(name, result)]
 
 
 def failed_score(name: str, error: BaseException | str) -> ScoreResult:
-    """The score of a scorer that raised: its error, no value, no pass."""
-    text = error if isinstance(error, str) else (f"{type(error).__name__}: {error}" if str(error)
-                                                 else type(error).__name__)
-    return ScoreResult(name, None, False, "", text)
+    """The score of a scorer that raised (any exception, ``SystemExit`` and
+    ``KeyboardInterrupt`` it raised itself too) or could not finish: its error, no value,
+    no pass."""
+    if isinstance(error, str):
+        return _errored(name, error)
+    try:
+        said = str(error)
+    except Exception:  # noqa: BLE001 - an exception whose text fails is named by its type
+        said = ""
+    return _errored(name, f"{type(error).__name__}: {said}" if said else type(error).__name__)
 
 
-def run_passed(status: str | None, passes: Iterable[bool | int | None]) -> bool | None:
-    """Whether a run passed: it completed and every score of it that has a pass holds. None
-    (no pass) when none of its scores has a pass, whatever its status: such a run is left out
-    of pass rates, which say how many runs they cover."""
-    gates = [bool(p) for p in passes if p is not None]
-    if not gates:
+#: Built-in scores that never gate a run, by their ``scorer``: their errors leave its pass as it is.
+NEVER_GATE: frozenset[str] = frozenset({"evaluators.LLMJudge", "harness.scorers.trajectory_match",
+                                        "evaluators.agent_overall"})
+
+
+def _field(score: Any, key: str) -> Any:
+    """A field of a score given as a row, a :class:`ScoreResult` or a :class:`SourcedScore`."""
+    if isinstance(score, Mapping):
+        return score.get(key)
+    if isinstance(score, SourcedScore):
+        return score.scorer if key == "scorer" else getattr(score.result, key, None)
+    return getattr(score, key, None)
+
+
+def run_passed(status: str | None, scores: Iterable[Any]) -> bool | None:
+    """Whether a run passed, from its status and its scores (rows of the ``scores`` sheet,
+    :class:`ScoreResult` or :class:`SourcedScore`: ``passed``, ``error``, ``scorer``), in three
+    values (Kleene's "and" of "it completed" and its gates, an error being a gate unknown):
+
+    - False when a score that gates it fails (``passed`` 0), or when it did not complete and
+      a score gates it (or could: one that errored);
+    - else None (unknown) when a score could not be made (its ``error``; a scorer that has not
+      run yet is stored as :data:`NOT_SCORED`), unless it is a built-in that never gates
+      (:data:`NEVER_GATE`, e.g. the credit workflow's judge);
+    - else True when at least one score gates it;
+    - else None: no score gates it, it has no pass, whatever its status (a traced run with
+      no check), and is left out of pass rates, which say how many runs they cover."""
+    known: list[bool] = []
+    unknown = False
+    for score in scores:
+        if _field(score, "error"):
+            unknown = unknown or _field(score, "scorer") not in NEVER_GATE
+            continue
+        passed = _field(score, "passed")
+        if passed is not None:
+            known.append(bool(passed))
+    if not known and not unknown:
         return None
-    return status == "completed" and all(gates)
+    if status != "completed" or not all(known):
+        return False
+    return None if unknown else True
 
+
+
+def pass_unknown(status: str | None, scores: Iterable[Any]) -> bool:
+    """Whether the run's pass is unknown (not merely absent): :func:`run_passed` gives None
+    while a score that could gate it could not be made (shown ``?``, never ``—``)."""
+    scores = list(scores)
+    return run_passed(status, scores) is None and any(
+        _field(s, "error") and _field(s, "scorer") not in NEVER_GATE for s in scores)
 
 def pass_rate(passes: Iterable[bool | int | None]) -> tuple[float | None, int]:
     """The share of runs that passed among those that have a pass, and how many have one
@@ -152,7 +263,7 @@ def _number(value: Any) -> float | None:
 def answer_score(answer: Mapping[str, Any]) -> SourcedScore:
     """A dataset case's answer check (``{"check", "score", "threshold", "answer", "reference",
     "reason"}``) as the ``answer`` score: its score, passing at its threshold; a check that
-    could not be scored is an error (no value) that does not pass."""
+    could not be scored is an error (no value, no pass: the run's pass is unknown)."""
     check = str(answer.get("check") or "answer")
     score, threshold = _number(answer.get("score")), _number(answer.get("threshold"))
     explanation = (f"{check} check: answer {_quoted(answer.get('answer'))} against reference "
@@ -163,7 +274,7 @@ def answer_score(answer: Mapping[str, Any]) -> SourcedScore:
     source = "llm" if check == "judge" else "rule"
     scorer = f"harness.scorers.{check}"
     if score is None:
-        return SourcedScore(ScoreResult("answer", None, False, explanation,
+        return SourcedScore(ScoreResult("answer", None, None, explanation,
                                         str(answer.get("reason") or "the answer could not be scored")), source, scorer)
     passed = threshold is None or score >= threshold - 1e-12
     return SourcedScore(ScoreResult("answer", score, passed, explanation), source, scorer)
@@ -225,7 +336,7 @@ def built_in_scores(rows_by_sheet: Mapping[str, Iterable[Mapping[str, Any]]], *,
         overall = _number(evaluation.get("overall_score"))
         label = evaluation.get("eval_status")
         result = (ScoreResult("evaluation", overall, label == "good", f"eval_status {label}") if overall is not None
-                  else ScoreResult("evaluation", None, False, "", "the run has no evaluation score"))
+                  else ScoreResult("evaluation", None, None, "", "the run has no evaluation score"))
         out.append(SourcedScore(result, "rule", BUILT_IN_SCORERS["evaluation"]))
     judge = _last(rows_by_sheet, "llm_judge_results")
     if judge is not None:

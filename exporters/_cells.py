@@ -134,8 +134,8 @@ SHEETS_CONVERTERS: dict[str, Callable[[Any], SheetsValue]] = {
 def number_format(column: Column) -> str | None:
     """How a float column is shown, in the number-format syntax both targets share: the cell
     keeps the exact value (0.9999999999999999 is read back as such by the audit) and shows
-    it rounded: milliseconds to 0.1 (``0.0``), USD costs to 8 decimals at most, as they are
-    priced (``0.00######``), every other number (scores, confidence, temperature, credit-score
+    it rounded: milliseconds to 0.1 (``0.0``), USD costs to 8 decimals at most (they are
+    priced to 12: ``0.00######``), every other number (scores, confidence, temperature, credit-score
     statistics) to 3 decimals at most (``0.0##``). None for other columns."""
     if column.kind != "float":
         return None

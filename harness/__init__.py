@@ -1,7 +1,7 @@
 """Tracing and evaluation harness for LangGraph agents.
 
 ``Harness().run(...)`` records any compiled LangGraph graph through LangChain callbacks into
-the fifteen logging sheets (a SQLite store) and OpenTelemetry spans.
+the fifteen logging sheets and its scores (a SQLite store) and OpenTelemetry spans.
 
 The tracing names (``Harness``, ``Run``, ``current_run``, ``HarnessCallbackHandler``) are
 imported on first use: they bring LangChain in, which the

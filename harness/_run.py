@@ -26,7 +26,8 @@ from .schema import sheet as sheet_named
 from .store import Store
 from .tracing import rows as _rows
 from .tracing.callback import HarnessCallbackHandler
-from .tracing.events import describe_error, is_control_flow, root_failure
+from .tracing.events import is_control_flow, root_failure
+from .tracing.tracebacks import describe_error
 from .tracing.record import RunRecord, build_rows, log_tests_row, now_iso, valid_row
 from .secrets.names import check_name
 from .secrets.redact import ExtraRule, extra_rules, host_redactor
@@ -36,6 +37,7 @@ from .writers import Writer, make_writer, writer_kind
 if TYPE_CHECKING:
     from evaluators import Agreement
 
+    from .costs.reprice import RepriceSummary
     from .experiment.compare import Comparison
     from .experiment.runner import Experiment
     from .experiment.scoring import ScoringSummary
@@ -162,6 +164,9 @@ class Harness:
     ) -> Run:
         """A run context (``with`` or ``async with``); pass ``run.config`` to the graph.
 
+        ``workflow`` names what ran; without it, the graph's own name (``compile(name=...)``)
+        unless it is LangGraph's default (:func:`harness.tracing.record.workflow_name`).
+
         ``hold=True``: the finished run waits to be written until :meth:`Run.write` (or the
         next :meth:`flush`), so a caller running several at once writes them in its own order."""
         if profile not in PROFILES:
@@ -181,45 +186,94 @@ class Harness:
     def experiment(self, name: str, graph: Any, dataset: Any, *, repeats: int = 1, concurrency: int = 4,
                    timeout: float | None = None, config: Mapping[str, Any] | None = None, context: Any = None,
                    sync: bool = False, append: bool = False, judge: Any = None, shard: tuple[int, int] | None = None,
-                   target: str | None = None, scorers: Sequence[Any] = (),
-                   thread_scorers: Sequence[Any] = ()) -> Experiment:
+                   target: str | None = None, scorers: Sequence[Any] = (), thread_scorers: Sequence[Any] = (),
+                   scorer_timeout: float = 60.0, scorer_isolation: str = "thread",
+                   workflow: str | None = None) -> Experiment:
         """Run ``graph`` over ``dataset`` (a .jsonl/.json/.csv path, or a list of cases) as the
         experiment ``name`` and return it when every run is written and scored (see
         :mod:`harness.experiment.runner`). ``judge`` is the chat model that grades cases
         whose ``answer_check`` is ``judge``; ``scorers`` are your own: functions of
         ``(run, case)``, sync or async, returning a number, a bool, a :class:`Score` or a dict
-        of them (see :mod:`harness.experiment.scoring`); ``thread_scorers`` judge each case's
-        whole thread (its turns) at once: functions of ``(thread, case)`` (see
-        :mod:`harness.experiment.threads`); ``shard=(k, n)`` runs the cases whose index is k mod
-        n. A taken name is refused unless ``append``."""
+        of them (see :mod:`harness.experiment.scoring`), each call limited to ``scorer_timeout``
+        seconds and isolated by ``scorer_isolation`` (``thread``, or ``process``: a worker
+        process, so a scorer that crashes its process costs one error score; see
+        :mod:`harness.experiment.scorer_call`); ``thread_scorers`` judge each case's whole
+        thread (its turns) at once: functions of ``(thread, case)`` (see
+        :mod:`harness.experiment.threads`), under the same limits; ``shard=(k, n)`` runs the
+        cases whose index is k mod n. A taken name is refused unless ``append``. Scores that
+        could not be made are counted in ``Experiment.scoring`` (per scorer) and said in a
+        warning. ``workflow`` names the runs' workflow (default: the graph's own name unless it
+        is LangGraph's default, else the attribute of ``target``, ``module:ATTR``)."""
         from .experiment.runner import run_experiment
 
         return run_experiment(
             self, graph, dataset, name=name, target=target or getattr(graph, "name", None) or type(graph).__name__,
             repeats=repeats, concurrency=concurrency, timeout=timeout, config=config, context=context, sync=sync,
             append=append, judge=judge, shard=shard, scorers=scorers, thread_scorers=thread_scorers,
+            scorer_timeout=scorer_timeout, scorer_isolation=scorer_isolation, workflow=workflow,
         )
 
-    def rescore(self, experiment: str, scorers: Sequence[Any], *, replace: bool = False,
-                concurrency: int = 4) -> ScoringSummary:
-        """Score the stored runs of ``experiment`` with ``scorers`` (functions or
-        ``"module:function"``) without running the graph again; ``runs.passed`` follows. A
-        name the experiment already has scores of is refused unless ``replace``."""
+    def rescore(self, experiment: str | None = None, scorers: Sequence[Any] = (), *,
+                runs: Sequence[str] | None = None, workflow: str | Sequence[str] | None = None,
+                since: Any = None, replace: bool = False, concurrency: int = 4, scorer_timeout: float = 60.0,
+                scorer_isolation: str = "thread") -> ScoringSummary:
+        """Score stored runs with ``scorers`` (functions or ``"module:function"``) without
+        running the graph again; ``runs.passed`` follows. The runs: those of ``experiment``,
+        ``runs`` (ids or unique starts of them), a ``workflow``'s, those started ``since`` (a
+        datetime, an ISO text or an age such as ``"7d"``), inside experiments or not; every
+        one given must hold. A name a selected run already has a score of is refused unless
+        ``replace``; so is a second rescore of an experiment while one runs. Limits as
+        :meth:`experiment`."""
+        from .experiment.scorer_call import ScorerLimits
         from .experiment.scoring import rescore
+        from .experiment.selection import RunSelection
 
-        return rescore(self, experiment, scorers, replace=replace, concurrency=concurrency)
+        chosen = RunSelection.of(experiment, runs=runs, workflows=workflow, since=since)
+        return rescore(self, chosen, scorers, replace=replace, concurrency=concurrency,
+                       limits=ScorerLimits(scorer_timeout, scorer_isolation))
+
+    def delete_scores(self, name: str | Sequence[str], experiment: str | None = None, *,
+                      runs: Sequence[str] | None = None, workflow: str | Sequence[str] | None = None,
+                      since: Any = None) -> int:
+        """Delete the scores named ``name`` (one name or several) of the runs chosen as
+        :meth:`rescore` chooses them; each run's pass follows. Returns how many were deleted."""
+        from .experiment.scoring import delete_scores
+        from .experiment.selection import RunSelection
+
+        self.flush()
+        chosen = RunSelection.of(experiment, runs=runs, workflows=workflow, since=since)
+        return delete_scores(self.store, chosen, [name] if isinstance(name, str) else list(name))[0]
+
+    def reprice(self, *experiments: str, runs: Sequence[str] = (), since: Any = None, prices: Any = None,
+                batch_runs: int | None = None) -> RepriceSummary:
+        """Recompute the stored costs of runs from their stored tokens with ``prices`` (a
+        prices file, or a mapping of model -> :class:`harness.costs.Price`) over the prices
+        in force (see :mod:`harness.costs.reprice`): the runs of ``experiments``, among
+        ``runs`` (ids or unique starts of them), started at or after ``since``; every run
+        when none is given. Each run's ``total_cost`` follows; each changed call keeps its old
+        cost in ``previous_total_cost``. One transaction per batch of runs."""
+        from .costs.reprice import BATCH_RUNS, prices_of, reprice, select_runs
+
+        chosen = prices_of(prices)
+        self.flush()
+        ids = select_runs(self.store, experiments=experiments, run_ids=self.store.resolve_run_ids(runs),
+                          since=since)
+        return reprice(self.store, ids, chosen, batch_runs=batch_runs or BATCH_RUNS)
 
     def score_threads(self, scorers: Sequence[Any], *, threads: Sequence[str] | None = None,
-                      experiment: str | None = None, replace: bool = False, concurrency: int = 4) -> ScoringSummary:
+                      experiment: str | None = None, replace: bool = False, concurrency: int = 4,
+                      scorer_timeout: float = 60.0, scorer_isolation: str = "thread") -> ScoringSummary:
         """Score whole threads (conversations) with thread ``scorers``, functions of ``(thread,
         case)`` or ``"module:function"`` (see :mod:`harness.experiment.threads`), from the store:
         the threads named (ids or unique starts), else those of ``experiment``, else every
         thread. Each score is kept once per thread, on its last turn; ``runs.passed`` follows. A
-        name a thread already has a score of is refused unless ``replace``."""
+        name a thread already has a score of is refused unless ``replace``. Limits as
+        :meth:`experiment`."""
+        from .experiment.scorer_call import ScorerLimits
         from .experiment.threads import rescore_threads
 
         return rescore_threads(self, scorers, threads=threads, experiment=experiment, replace=replace,
-                               concurrency=concurrency)
+                               concurrency=concurrency, limits=ScorerLimits(scorer_timeout, scorer_isolation))
 
     def label(self, run_id: str, name: str, value: Any, *, comment: str | None = None,
               by: str | None = None) -> dict[str, Any]:
@@ -297,9 +351,10 @@ class Harness:
     def sheets(self, run_ids: Sequence[str] | None = None, *, sheets: Iterable[str] | None = None,
                columns: Mapping[str, Sequence[str]] | Sequence[str] | None = None,
                experiment: str | Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
-        """The fifteen sheets (spec order) as DataFrames, spec columns first; ask for less
-        (some runs, an experiment, some sheets, some columns) as :meth:`Store.sheets` says:
-        whole sheets of a large store take memory in proportion to it."""
+        """The sixteen sheets (the spec's fifteen in spec order, then ``scores``) as DataFrames,
+        spec columns first; ask for less (some runs, an experiment, some sheets, some columns)
+        as :meth:`Store.sheets` says: whole sheets of a large store take memory in proportion
+        to it."""
         self.flush()
         return self.store.sheets(run_ids, sheets=sheets, columns=columns, experiment=experiment)
 
@@ -336,7 +391,7 @@ class Harness:
         return row
 
     def export_excel(self, path: str | os.PathLike[str], run_ids: Sequence[str] | None = None):
-        """Write the fifteen sheets to an .xlsx workbook (see :mod:`exporters`)."""
+        """Write the sixteen sheets (the fifteen and ``scores``) to an .xlsx workbook (see :mod:`exporters`)."""
         from exporters import write_excel
 
         self.flush()

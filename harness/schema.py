@@ -165,8 +165,9 @@ SHEETS: tuple[Sheet, ...] = (
         _TIMESTAMP,
         _GENERATED_BY,
     ), extra=(
-        Column("workflow", "Extra", "text", "The name the run was started with (``workflow=``; ``credit_analysis`` "
-               "for credit runs).", "the run"),
+        Column("workflow", "Extra", "text", "What ran, by one rule: the name given (``workflow=``, ``--workflow``; "
+               "``credit_analysis`` for credit runs), else the graph's own name unless it is LangGraph's default, "
+               "else the attribute it was loaded from (``harness wrap module:ATTR``).", "the run"),
         Column("batch_id", "Extra", "text", "The group of repeated or compared runs of one company it belongs to.",
                "the batch"),
         Column("thread_id", "Extra", "text", "LangGraph's ``thread_id`` the graph ran with, wherever it was given "
@@ -176,7 +177,8 @@ SHEETS: tuple[Sheet, ...] = (
         Column("total_tokens", "Extra", "int", "Sum over the run's llm_calls of prompt_tokens + completion_tokens.",
                "the run"),
         Column("total_cost", "Extra", "float", "Sum over the run's llm_calls of total_cost (calls without a price "
-               "left out); empty when no call has a price.", "the run", bounds=UNBOUNDED),
+               "left out); empty when no call has a price. Follows its calls when they are re-priced (``harness "
+               "reprice``).", "the run", bounds=UNBOUNDED),
         Column("harness_errors", "Extra", "int", "Failures inside the harness while recording the run (logged, "
                "never raised into the graph); 0 normally.", "the run"),
         _TRACE_ID,
@@ -188,15 +190,18 @@ SHEETS: tuple[Sheet, ...] = (
         Column("note", "Extra", "text", "What the run's data lacked: each planned source that returned no records, "
                "was skipped for a missing key (named) or failed, led by \"no evidence found\" when none returned "
                "records; empty when every source returned records.", "node (synthesize)"),
-        Column("passed", "Extra", "int", "1 when the run passed, 0 when it did not, empty when it has no pass: a run "
-               "passes when it completed and every score of it that has a pass holds (scores sheet); a run none "
-               "of whose scores has a pass has none. An experiment's runs always have one (its completed score); "
-               "a credit run's evaluation and log test gate it.", "evaluators.run_passed(status, scores.passed)",
+        Column("passed", "Extra", "int", "1 when the run passed, 0 when it did not, empty when its pass is unknown "
+               "or it has none: a run fails when it did not complete or a score that gates it fails (scores "
+               "sheet); else its pass is unknown while a score of it could not be made (an error, or a scorer "
+               "not run yet); else it passes when a score gates it; a run none of whose scores gates it has no "
+               "pass. An experiment's runs always have a gate (their completed score); a credit run's "
+               "evaluation and log test gate it.", "evaluators.run_passed(status, scores)",
                bounds=(0, 1)),
-        Column("inputs", "Extra", "json", "The input the experiment ran the graph on (the dataset case's input), "
-               "cut at 1 MB.", "the experiment runner"),
+        Column("inputs", "Extra", "json", "What the run gave the graph (a dataset case's input; under "
+               "``Harness.run``, the input of the graph it invoked, a list of them for several), cut at 1 MB of "
+               "JSON.", "the run"),
         Column("outputs", "Extra", "json", "What the graph returned, as JSON (a message as its type and content), "
-               "cut at 1 MB; empty when the run failed.", "the experiment runner"),
+               "cut at 1 MB of JSON; empty when the run failed.", "the run"),
         Column("reference", "Extra", "json", "The dataset case's reference fields (reference_answer, "
                "expected_tools, reference_trajectory, answer_check, answer_path, threshold, tolerance, "
                "require_tools, metadata), so a run can be scored again without the dataset.",
@@ -216,6 +221,12 @@ SHEETS: tuple[Sheet, ...] = (
         Column("resumed_from", "Extra", "text", "The run this one resumed: the run before it in its thread, when "
                "its input was a resume and that run stopped at an interrupt; empty otherwise.",
                "the store (the run before it in its thread)"),
+        Column("cache_read_tokens", "Extra", "int", "Sum over the run's llm_calls of cache_read_tokens; empty when "
+               "no call says.", "the run"),
+        Column("cache_write_tokens", "Extra", "int", "Sum over the run's llm_calls of cache_write_5m_tokens + "
+               "cache_write_1h_tokens; empty when no call says.", "the run"),
+        Column("reasoning_tokens", "Extra", "int", "Sum over the run's llm_calls of reasoning_tokens; empty when no "
+               "call says.", "the run"),
     )),
     Sheet("tool_calls", "Us", "One row per tool call that finished, with its input, output and place in the run.", (
         _RUN_ID,
@@ -359,12 +370,17 @@ SHEETS: tuple[Sheet, ...] = (
                "captured"),
         Column("completion_tokens", "Measured", "int", "Output tokens, as the provider reported them.", "captured"),
         Column("total_tokens", "Formula", "int", "prompt_tokens + completion_tokens.", "captured"),
-        Column("input_cost", "Formula", "float", "prompt_tokens x the model's input price per 1M tokens / 1e6, in "
-               "USD, rounded to 8 decimals; empty for a model without a price.", "harness.costs.cost",
+        Column("input_cost", "Formula", "float", "What the input cost as the provider bills it, in USD: the "
+               "uncached input tokens (prompt_tokens less cache_read_tokens, cache_write_5m_tokens, "
+               "cache_write_1h_tokens and audio_input_tokens) x the model's input price, plus each of those x its own "
+               "price (cached input, cache write 5 min / 1 h, audio input), per 1M tokens / 1e6, rounded to 12 "
+               "decimals; empty for a model without a price.", "harness.costs.cost_of",
                bounds=UNBOUNDED),
-        Column("output_cost", "Formula", "float", "completion_tokens x the output price / 1e6, in USD.",
-               "harness.costs.cost", bounds=UNBOUNDED),
-        Column("total_cost", "Formula", "float", "input_cost + output_cost, in USD.", "harness.costs.cost",
+        Column("output_cost", "Formula", "float", "The same for the output: (completion_tokens less reasoning_tokens "
+               "and audio_output_tokens) x the output price, plus reasoning_tokens x the reasoning price (default: the "
+               "output price) and audio_output_tokens x the audio output price, / 1e6, in USD.",
+               "harness.costs.cost_of", bounds=UNBOUNDED),
+        Column("total_cost", "Formula", "float", "input_cost + output_cost, in USD.", "harness.costs.cost_of",
                bounds=UNBOUNDED),
         Column("execution_time_ms", "Measured", "float", "How long the call took, in milliseconds.", "captured"),
         _STATUS.but(meaning="``ok`` or ``error``.", written_by="captured"),
@@ -378,8 +394,9 @@ SHEETS: tuple[Sheet, ...] = (
                "(about 4 characters a token, when the provider said nothing) or ``missing``.", "captured"),
         Column("time_to_first_token_ms", "Extra", "float", "For a streamed call, milliseconds until the first token.",
                "captured"),
-        Column("price_table", "Extra", "text", "Date of the bundled price table the cost comes from, or ``user`` "
-               "for a price registered with ``harness.register_price`` or a prices file.", "harness.costs"),
+        Column("price_table", "Extra", "text", "The price table the cost comes from: the bundled table's date, "
+               "``user`` for a price registered with ``harness.register_price`` or a prices file (``user "
+               "YYYY-MM-DD`` when the file gives its ``as_of`` date).", "harness.costs"),
         Column("parent_tool_id", "Extra", "text", "``tool_call_id`` of the tool call the model was called in, if "
                "any.", "captured"),
         _TRACE_ID,
@@ -387,6 +404,30 @@ SHEETS: tuple[Sheet, ...] = (
         _PARENT_SPAN_ID,
         _TRACEBACK,
         _AGENT_PATH,
+        Column("cache_read_tokens", "Extra", "int", "Of prompt_tokens, those read from the provider's prompt cache "
+               "(LangChain's ``input_token_details.cache_read``; OpenAI's and Groq's ``cached_tokens``, Anthropic's "
+               "``cache_read_input_tokens``, Gemini's ``cached_content_token_count``); empty when the response does "
+               "not say.", "captured"),
+        Column("cache_write_5m_tokens", "Extra", "int", "Of prompt_tokens, those written to the prompt cache for 5 "
+               "minutes (Anthropic's ``ephemeral_5m_input_tokens``, and any cache write of no stated lifetime); empty "
+               "when the response does not say.", "captured"),
+        Column("cache_write_1h_tokens", "Extra", "int", "Of prompt_tokens, those written to the prompt cache for an "
+               "hour (Anthropic's ``ephemeral_1h_input_tokens``).", "captured"),
+        Column("reasoning_tokens", "Extra", "int", "Of completion_tokens, the hidden reasoning (thinking) tokens "
+               "(``output_token_details.reasoning``); empty when the response does not say.", "captured"),
+        Column("audio_input_tokens", "Extra", "int", "Of prompt_tokens, the audio tokens.", "captured"),
+        Column("audio_output_tokens", "Extra", "int", "Of completion_tokens, the audio tokens.", "captured"),
+        Column("usage_note", "Extra", "text", "What reading the token counts had to add or assume (a count that "
+               "left its cached or reasoning part out, a service tier priced at standard prices); empty normally.",
+               "captured"),
+        Column("cost_note", "Extra", "text", "The token kinds priced at the input or output price because the "
+               "model's price has no part for them (e.g. cache reads of a model without a cached-input price); "
+               "empty when every kind had its own price.", "harness.costs.cost_of"),
+        Column("priced_at", "Extra", "datetime", "When the cost was last re-priced (``harness reprice``); empty "
+               "for the cost computed when the call was recorded.", "harness reprice"),
+        Column("previous_total_cost", "Extra", "float", "The total_cost the call had before it was last re-priced.",
+               "harness reprice", bounds=UNBOUNDED),
+        Column("previous_price_table", "Extra", "text", "The price_table of that previous cost.", "harness reprice"),
     )),
     Sheet("consistency_scores", "Us", "One row per group of repeated runs of a company (per model, and across "
           "models).", (
@@ -735,16 +776,18 @@ SCORES = Sheet("scores", "Us", "One row per judgement of a run: a built-in check
            "agent_metrics, evaluation, judge, log_test), a scorer's name or a label's.", "the scorer"),
     Column("value", "Measured", "float", "The score, a finite number; empty when the score has none (a pass/fail "
            "judgement) or could not be made (see error).", "the scorer", bounds=(-math.inf, math.inf)),
-    Column("passed", "Rule", "int", "1 passes, 0 fails, empty when the score does not gate the run.", "the scorer",
-           bounds=(0, 1)),
+    Column("passed", "Rule", "int", "1 passes, 0 fails, empty when the score does not gate the run or could not "
+           "be made (see error).", "the scorer", bounds=(0, 1)),
     Column("explanation", "Text", "text", "Why, in words: what was compared, the judge's reasoning, a label's "
            "comment.", "the scorer"),
     Column("source", "Label", "text", "``rule`` (a built-in check), ``llm`` (a judge), ``code`` (a user's scorer) or "
            "``human`` (a label).", "the scorer", labels=("rule", "llm", "code", "human")),
     Column("scorer", "Text", "text", "What made it: a built-in check's function, a scorer's ``module:function``, "
            "``harness label``.", "the scorer"),
-    _ERROR.but(meaning="Why the score could not be made (the scorer raised, or returned NaN, an infinity or a "
-               "wrong type); such a score does not pass.", written_by="the scorer"),
+    _ERROR.but(meaning="Why the score could not be made (the scorer raised, timed out, or returned NaN, an "
+               "infinity or a wrong type; 'not scored: ...' while its scorer has not run); such a score has no "
+               "pass and leaves its run's pass unknown, never failed. Cut at 16,384 characters.",
+               written_by="the scorer"),
     Column("created_at", "ISO", "datetime", "When the score was made (UTC).", "the scorer"),
     Column("rater", "Text", "text", "Who gave a person's label (``harness label --by``): labels of one run and name "
            "by different people are kept side by side; empty for a label given without a name and for every other "
@@ -752,6 +795,9 @@ SCORES = Sheet("scores", "Us", "One row per judgement of a run: a built-in check
 ), extra=(
     Column("thread_id", "Extra", "text", "The thread a thread scorer judged (its score is kept once per thread, on "
            "the thread's last run when it was scored); empty for a score of one run.", "the scorer"),
+    Column("experiment", "Extra", "text", "The experiment of the score's run (its runs.experiment), so the sheet "
+           "reads alone; empty for a run outside experiments.", "the run"),
+    Column("case_id", "Extra", "text", "The dataset case of the score's run (its runs.case_id).", "the run"),
 ))
 #: Sheets beyond the spec's fifteen, exported after them.
 EXTRA_SHEETS: tuple[Sheet, ...] = (SCORES,)

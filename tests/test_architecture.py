@@ -168,3 +168,9 @@ def test_the_view_reads_the_store_never_a_live_run_and_the_audit_draws_with_its_
     assert imports(graph, "harness.view", "workflows") == [] and imports(graph, "harness.view", "exporters") == []
     assert ("harness.audit._plots", "harness.view.plots") in {(a, b) for a, b, _ in imports(graph, "harness.audit",
                                                                                           "harness.view")}
+
+
+def test_experiments_read_runs_from_the_store_never_through_the_view(graph):
+    """Scoring, rescoring and labels read runs (and resolve their ids) from the store; the view
+    is a reader beside them, not under them."""
+    assert imports(graph, "harness.experiment", "harness.view") == []

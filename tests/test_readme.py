@@ -58,6 +58,10 @@ def clean_env(tmp_path, monkeypatch):
 
 
 def test_the_python_example_traces_scores_and_exports_a_run_and_harness_wrap_runs_it(clean_env, capsys):
+    import openpyxl
+
+    from harness.schema import ALL_SHEET_NAMES
+
     python = blocks("python")[0]
     (clean_env / "my_agent.py").write_text(python, encoding="utf-8")
     done = subprocess.run([sys.executable, "my_agent.py"], cwd=clean_env, capture_output=True, text=True, timeout=120)
@@ -66,14 +70,27 @@ def test_the_python_example_traces_scores_and_exports_a_run_and_harness_wrap_run
     assert (clean_env / "my_runs.xlsx").exists()
     (run,) = Store(clean_env / "my_runs.db").rows("agent_metrics")
     assert (run["tool_choice_correctness"], run["trajectory_match"], run["overall_score"]) == (1.0, 1.0, 1.0)
-    (wrap,) = [line for block in blocks("bash") for line in command_lines(block)
-               if line.startswith("harness wrap my_agent")]
+    # as many sheets as the example's comments say, and the README's list of them
+    assert f"# the {len(ALL_SHEET_NAMES)} sheets as pandas DataFrames" in python
+    assert "every run of the store, sixteen sheets" in python and len(ALL_SHEET_NAMES) == 16
+    assert openpyxl.load_workbook(clean_env / "my_runs.xlsx", read_only=True).sheetnames == list(ALL_SHEET_NAMES)
+    listed = README.split("as rows of\nsixteen sheets:", 1)[1].split("What every column", 1)[0]
+    assert re.findall(r"`(\w+)`", listed) == list(ALL_SHEET_NAMES)
+    section = README.split("## Trace your own graph", 1)[1].split("\n## ", 1)[0]
+    wraps = [line for block in re.findall(r"```bash\n(.*?)```", section, flags=re.S) for line in command_lines(block)
+             if line.startswith("harness wrap my_agent")]
+    (shown,) = re.findall(r"```text\n(.*?)```", section, flags=re.S)
+    assert len(wraps) == 2 and wraps[1] == wraps[0] + " --json"
     sys.modules.pop("my_agent", None)
     try:
-        assert run_cli(wrap) == 0
+        capsys.readouterr()
+        assert run_cli(wraps[0]) == 0
+        out = capsys.readouterr().out
+        assert "harness wrap my_agent:graph" in out and out.endswith(shown)  # the result, as the README shows it
+        assert run_cli(wraps[1]) == 0
+        assert json.loads(capsys.readouterr().out) == json.loads(shown.split("\n", 1)[1])
     finally:
         sys.modules.pop("my_agent", None)
-    assert "harness wrap my_agent:graph" in capsys.readouterr().out
 
 
 def test_the_shell_examples_run_as_shown(clean_env, capsys):
@@ -86,7 +103,7 @@ def test_the_shell_examples_run_as_shown(clean_env, capsys):
                 or "--scorer" in block):
             continue  # (the multi-agent, conversations and scorers' blocks run in their own tests)
         for line in command_lines(block):
-            if (line.startswith(("harness wrap", "harness compare")) or "--to-store" in line
+            if (line.startswith(("harness wrap", "harness compare", "harness reprice")) or "--to-store" in line
                     or "--experiment base" in line or any(option in line for option in EXTERNAL_LINES)):
                 continue  # they need the Python examples' modules or experiments: the tests around this one run them
             run_id = next(iter(Store(clean_env / "harness.db").run_ids()), "") if "RUN_ID" in line else ""
@@ -98,7 +115,7 @@ def test_the_shell_examples_run_as_shown(clean_env, capsys):
 
 def test_the_experiment_example_runs_as_shown_and_its_gate_catches_the_regression(clean_env, capsys):
     section = README.split("## Evaluate your own agent", 1)[1].split("\n## ", 1)[0]
-    agent, gate = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    agent, gate, in_python = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     (clean_env / "capitals.py").write_text(agent, encoding="utf-8")
     (cases,) = re.findall(r"```json\n(.*?)```", section, flags=re.S)
     (clean_env / "cases.jsonl").write_text(cases, encoding="utf-8")
@@ -132,6 +149,25 @@ def test_the_experiment_example_runs_as_shown_and_its_gate_catches_the_regressio
     exec(compile(gate, "README gate", "exec"), scope)
     with pytest.raises(AssertionError):
         scope["test_the_candidate_does_not_regress"]()
+    # h.experiment with every argument, at its default, and its summary's columns
+    (clean_env / "in_python.py").write_text(in_python, encoding="utf-8")
+    done = subprocess.run([sys.executable, "in_python.py"], cwd=clean_env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    header, *rows = done.stdout.splitlines()
+    assert header.split() == ["case_id", "runs", "pass_rate", "runs_with_pass", "failed_runs", "answer_score"]
+    assert [row.split()[1:] for row in rows] == [["fr", "1", "1.0", "1", "0", "1.0"], ["jp", "1", "1.0", "1", "0", "1.0"],
+                                                 ["pe", "1", "1.0", "1", "0", "1.0"], ["ke", "1", "1.0", "1", "0", "1.0"],
+                                                 ["cl", "1", "1.0", "1", "0", "1.0"], ["eg", "1", "1.0", "1", "0", "1.0"]]
+    import inspect
+
+    from harness import Harness as Facade
+
+    call = in_python.split("h.experiment(", 1)[1].split("\n)", 1)[0]
+    shown = re.findall(r"\b(\w+)=", re.sub(r"#.*", "", call))
+    keywords = [p for p in inspect.signature(Facade.experiment).parameters if p not in ("self", "name", "graph",
+                                                                                       "dataset")]
+    assert sorted(shown) == sorted(keywords)  # every argument h.experiment takes, none it does not
     (prices,) = re.findall(r"```toml\n(.*?)```", section, flags=re.S)
     (clean_env / "prices.toml").write_text(prices, encoding="utf-8")
     from harness.costs import PRICES, load_prices
@@ -142,6 +178,34 @@ def test_the_experiment_example_runs_as_shown_and_its_gate_catches_the_regressio
         PRICES.pop("acme-mini-2026", None)
 
 
+def test_the_costs_example_prices_parts_and_re_prices_the_experiments_as_shown(clean_env, capsys):
+    evaluate = README.split("## Evaluate your own agent", 1)[1].split("\n## ", 1)[0]
+    (clean_env / "capitals.py").write_text(re.findall(r"```python\n(.*?)```", evaluate, flags=re.S)[0])
+    (clean_env / "cases.jsonl").write_text(re.findall(r"```json\n(.*?)```", evaluate, flags=re.S)[0])
+    section = README.split("## Costs that match the bill", 1)[1].split("\n## ", 1)[0]
+    (prices,) = re.findall(r"```toml\n(.*?)```", section, flags=re.S)
+    (clean_env / "prices.toml").write_text(prices, encoding="utf-8")
+    from harness.costs import read_prices
+
+    (price,) = read_prices(clean_env / "prices.toml").values()
+    assert (price.table, price.cached_input_per_million, price.cache_write_1h_per_million) == ("user 2026-01-31",
+                                                                                               0.15, 3.0)
+    sys.modules.pop("capitals", None)
+    try:
+        for name, attr in (("base", "graph"), ("cand", "candidate")):
+            assert run_cli(f"harness wrap capitals:{attr} --dataset cases.jsonl --experiment {name}") == 0
+    finally:
+        sys.modules.pop("capitals", None)
+    (shell,) = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
+    lines = command_lines(shell)
+    assert [line.split()[1] for line in lines] == ["reprice", "reprice"]
+    capsys.readouterr()
+    for line in lines:
+        assert run_cli(line) == 0, (line, capsys.readouterr().err)
+    out = capsys.readouterr().out
+    assert "in 12 run(s) with prices.toml" in out and "in 12 run(s);" in out
+
+
 def test_the_scorers_example_scores_rescores_and_labels_as_shown(clean_env, capsys):
     evaluate = README.split("## Evaluate your own agent", 1)[1].split("\n## ", 1)[0]
     (clean_env / "capitals.py").write_text(re.findall(r"```python\n(.*?)```", evaluate, flags=re.S)[0])
@@ -149,26 +213,39 @@ def test_the_scorers_example_scores_rescores_and_labels_as_shown(clean_env, caps
     section = README.split("## Your own scorers", 1)[1].split("\n## ", 1)[0]
     (scorers,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     (clean_env / "my_scorers.py").write_text(scorers)
-    (shell,) = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
+    experiment, outside = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
     modules = ("capitals", "my_scorers")
     for name in modules:
         sys.modules.pop(name, None)
+    outputs = []
     try:
-        for line in command_lines(shell):
-            run_id = next(iter(Store(clean_env / "harness.db").run_ids()), "") if "RUN_ID" in line else ""
-            assert run_cli(line, RUN_ID=run_id) == 0, (line, capsys.readouterr().err)
+        for shell in (experiment, outside):
+            for line in command_lines(shell):
+                run_id = next(iter(Store(clean_env / "harness.db").run_ids()), "") if "RUN_ID" in line else ""
+                assert run_cli(line, RUN_ID=run_id) == 0, (line, capsys.readouterr().err)
+            outputs.append(capsys.readouterr().out)
     finally:
         for name in modules:
             sys.modules.pop(name, None)
-    out = capsys.readouterr().out
+    out = outputs[0]
     assert "code score looked_up_the_country: 6 run(s), passed 0/6, mean 0.00" in out
     assert "code score short_answer: 6 run(s), passed 6/6" in out
     assert "label reviewed = pass (read the answer myself)" in out and "read the answer myself" in out.split(
         "label reviewed", 1)[1]
     store = Store(clean_env / "harness.db")
     scores = {(r["name"], r["source"]) for r in store.rows("scores")}
-    assert {("looked_up_the_country", "code"), ("short_answer", "code"), ("reviewed", "human")} <= scores
-    assert {r["passed"] for r in store.rows("runs", columns=["passed"])} == {0}  # the tool-argument check fails
+    assert {("looked_up_the_country", "code"), ("reviewed", "human")} <= scores
+    runs = list(store.rows("runs", columns=["run_id", "experiment", "workflow", "passed"]))
+    assert {r["passed"] for r in runs if r["experiment"] == "scored"} == {0}  # the tool-argument check fails
+    # the run outside experiments: scored by workflow and time, shown by list with its score
+    out = outputs[1]
+    (traced,) = [r for r in runs if r["experiment"] is None]
+    assert traced["workflow"] == "graph" and traced["passed"] == 1
+    assert "rescored workflow graph · started since" in out and "deleted 6 score(s) named short_answer" in out
+    assert {(r["run_id"], r["name"]) for r in store.rows("scores", where={"name": "short_answer"})} == {
+        (traced["run_id"], "short_answer")}
+    # (a run outside experiments has no answer_path: its answer is its output as text, 11 words)
+    assert "short_answer 11 ✓" in out.split("deleted", 1)[1]
 
 
 def test_the_conversations_example_records_shows_scores_and_evaluates_threads_as_shown(clean_env, capsys):

@@ -122,8 +122,8 @@ def summarise(by: str, key: str, runs: Sequence[RunRecord], baseline: float | No
     n = len(runs)
     judged = [r for r in runs if r.passed is not None]
     pass_rate, _ = evaluators.pass_rate(r.passed for r in runs)
-    costs = [r.cost for r in runs]
-    mean_cost = math.fsum(costs) / n if all(c is not None for c in costs) else None  # type: ignore[arg-type]
+    priced = [r.cost for r in runs if r.cost is not None]
+    mean_cost = math.fsum(priced) / len(priced) if priced else None
     judged_costs = [r.cost for r in judged]
     cop = None
     if pass_rate is not None and judged and all(c is not None for c in judged_costs):
@@ -141,7 +141,7 @@ def summarise(by: str, key: str, runs: Sequence[RunRecord], baseline: float | No
         evaluation_score=_stats(r.evaluation_score for r in runs),
         credit_score=_stats(r.credit_score for r in runs),
         judge_overall=_stats(r.judge_overall for r in runs),
-        pass_rate=pass_rate, judged=len(judged), mean_cost=mean_cost, cost_of_pass=cop,
+        pass_rate=pass_rate, judged=len(judged), mean_cost=mean_cost, unpriced=n - len(priced), cost_of_pass=cop,
         composite=composite, grade=grade, uplift=uplift,
     )
 

@@ -19,7 +19,7 @@ from ..schema import SHEET_NAMES, SHEETS, SHEETS_BY_NAME
 from . import _recompute as recompute
 from ._agreement import agreements
 from ._aggregate import aggregate_runs, plot_data, run_records
-from ._crossref import Facts, check_log_tests, check_runs
+from ._crossref import Facts, check_log_tests, check_runs, check_scores
 from ._model import AuditInputError, AuditResult, Finding
 from ._readers import FrameSource, GoogleSheetSource
 from ._structure import DuplicateRows, check_cells, check_formulas
@@ -190,6 +190,9 @@ def _check_table(table: Table, run_ids: set[str] | None, duplicates: DuplicateRo
         facts.from_assessments(table)
     elif name == "scores":
         facts.from_scores(table)
+        check_scores(table, facts, check)
+    elif name == "runs":
+        facts.from_runs(table)
     findings.extend(check.findings)
 
 

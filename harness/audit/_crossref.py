@@ -7,9 +7,10 @@ Rules (the project's sheet decisions, docs/decisions.md, and the run builder):
 
 - ``total_llm_calls`` = the run's ``llm_calls`` rows;
 - ``total_tokens`` = the sum over the run's calls of prompt + completion tokens, and
-  ``total_cost`` = the sum of their costs by :func:`harness.costs.cost` (calls without tokens
-  or without a price left out; empty when none is left), both from the calls' own inputs, so
-  an edited ``llm_calls`` total is one finding, in ``llm_calls``;
+  ``total_cost`` = the sum of their costs by :func:`harness.costs.cost_of` (calls without
+  tokens or without a price left out; empty when none is left), ``cache_read_tokens``,
+  ``cache_write_tokens`` and ``reasoning_tokens`` the sums of those kinds, all from the
+  calls' own inputs, so an edited ``llm_calls`` total is one finding, in ``llm_calls``;
 - ``total_steps`` = node executions = distinct ``step_number`` values of the run's
   ``langgraph_events`` rows with ``event_kind == "node"`` (every row when a workbook has no
   ``event_kind`` column: each row made inside a node carries that node's step);
@@ -39,7 +40,8 @@ from typing import Any
 from ..tracing.verify import PROFILES, total_sheets_logged, verification_status
 from ..schema import COUNTED_SHEETS
 from ._model import Finding
-from ._recompute import Checker, status_of
+from .. import costs
+from ._recompute import CALL_SUMS, CallSums, Checker, status_of
 from ._tables import Table
 from ._values import as_int, is_empty, number_or_none, parse_list
 
@@ -56,9 +58,9 @@ class Facts:
     tools: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     cost: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     cost_unknown: set[str] = field(default_factory=set)
-    # run -> the total tokens and total cost its calls' token counts give (None: no call has
-    # one), or None when a call's counts are not whole numbers (recompute.llm_calls)
-    call_totals: dict[str, tuple[int | None, float | None] | None] = field(default_factory=dict)
+    # run -> the sums of recompute.CALL_SUMS its calls' token counts give (each None: no call
+    # has one), or None when a call's counts are not whole numbers (recompute.llm_calls)
+    call_totals: dict[str, CallSums | None] = field(default_factory=dict)
     evaluation: dict[str, float | None] = field(default_factory=dict)
     judge: dict[str, float | None] = field(default_factory=dict)
     assessment: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -72,27 +74,25 @@ class Facts:
     # run -> model -> the summed total_cost of the run's calls of that model (None: a call
     # without a cost), models in the order of their first call; judge calls left out
     model_costs: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    #: run -> (runs.experiment, runs.case_id): what its scores rows say beside them
+    places: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     scored: bool = False  # the source has a scores sheet
-    score_passes: dict[str, list[int | None]] = field(default_factory=lambda: defaultdict(list))
+    score_passes: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
     # (run, name, value, passed, source, error, rater) of labels, judges and scorers (scores sheet)
     judgements: list[tuple[Any, ...]] = field(default_factory=list)
 
     def count(self, table: Table) -> None:
         self.counts.setdefault(table.name, Counter()).update(table.column("run_id"))
 
-    def add_call_totals(self, by_run: dict[str, tuple[int | None, float | None] | None]) -> None:
-        """Per-run totals of a chunk of ``llm_calls`` (:func:`recompute.llm_calls`) added to
+    def add_call_totals(self, by_run: dict[str, CallSums | None]) -> None:
+        """Per-run sums of a chunk of ``llm_calls`` (:func:`recompute.llm_calls`) added to
         those of the chunks before it (None, a call without whole token counts, stays None)."""
         totals = self.call_totals
         for run, sums in by_run.items():
             if run not in totals:
                 totals[run] = sums
             elif totals[run] is not None:
-                if sums is None:
-                    totals[run] = None
-                else:
-                    (tokens, cost), (more_tokens, more_cost) = totals[run], sums
-                    totals[run] = (_plus(tokens, more_tokens), _plus(cost, more_cost))
+                totals[run] = None if sums is None else [_plus(a, b) for a, b in zip(totals[run], sums)]
 
     def from_events(self, table: Table) -> None:
         """Node steps per run, and node latencies (a node's end row carries its duration)."""
@@ -170,17 +170,40 @@ class Facts:
                 self.checks[run] = (number_or_none(score), number_or_none(found.get("threshold")),
                                     found.get("require_tools") is True)
 
+    def from_runs(self, table: Table) -> None:
+        for run, experiment, case in zip(table.column("run_id"), _column(table, "experiment"),
+                                         _column(table, "case_id")):
+            self.places[run] = (None if is_empty(experiment) else experiment, None if is_empty(case) else case)
+
     def from_scores(self, table: Table) -> None:
-        """The pass of each score of each run (empty: a score that does not gate its run), and
-        the judgements agreement reads: people's labels and the judges' and scorers' scores."""
-        for run, passed in zip(table.column("run_id"), table.column("passed")):
-            value = number_or_none(passed) if not is_empty(passed) else None
-            self.score_passes[run].append(None if value is None else int(value == 1))
+        """The pass, error and scorer of each score of each run (an empty pass: a score that
+        does not gate its run; an error: a score that could not be made, whose pass is
+        unknown), the pass being the one its value gives where a rule decides it (see
+        :func:`check_scores`), else its cell; and the judgements agreement reads: people's
+        labels and the judges' and scorers' scores."""
+        for _, row in table.records():
+            stored, expected = self.score_pass(row)
+            error, scorer = row.get("error"), row.get("scorer")
+            self.score_passes[row["run_id"]].append({
+                "passed": int(expected) if expected is not None else stored,
+                "error": None if is_empty(error) else error,
+                "scorer": None if is_empty(scorer) else str(scorer).strip()})
         raters = table.column("rater") if table.has("rater") else repeat(None)
         for row in zip(table.column("run_id"), table.column("name"), table.column("value"), table.column("passed"),
                        table.column("source"), table.column("error"), raters):
             if row[4] in ("human", "llm", "code") and is_empty(row[5]) and type(row[1]) is str:
                 self.judgements.append(row)
+
+    def score_pass(self, row: Mapping[str, Any]) -> tuple[int | None, bool | None]:
+        """A score row's pass as its cell says (1, 0 or None) and as its value gives it
+        (:func:`evaluators.expected_pass`; None where no rule decides it)."""
+        cell = row.get("passed")
+        number = number_or_none(cell) if not is_empty(cell) else None
+        stored = None if number is None else int(number == 1)
+        value = number_or_none(row.get("value")) if not is_empty(row.get("value")) else None
+        name = str(row.get("name"))
+        threshold = self.checks.get(row["run_id"], (None, None, False))[1] if name == "answer" else None
+        return stored, evaluators.expected_pass(name, row.get("source"), value, stored, threshold=threshold)
 
     def passed(self, row: Mapping[str, Any]) -> bool | None:
         """The run's pass as the sheets give it: from its scores (:func:`evaluators.run_passed`)
@@ -201,12 +224,34 @@ class Facts:
                 gates.append(f1 is not None and f1 >= 1.0 - 1e-12)
         elif run in self.evaluation:  # a credit run: its evaluation and its log test
             gates += [status_of(self.evaluation[run]) == "good", self.verified.get(run) == "pass"]
-        return evaluators.run_passed(status, gates)
+        return evaluators.run_passed(status, [{"passed": gate} for gate in gates])
 
     def from_assessments(self, table: Table) -> None:
         for _, row in table.records():
             if row.get("status") == "ok":
                 self.assessment[row["run_id"]] = row
+
+
+def _column(table: Table, name: str) -> Any:
+    return table.column(name) if table.has(name) else repeat(None)
+
+
+def check_scores(table: Table, facts: Facts, check: Checker) -> None:
+    """Each score row against what its inputs give: a pass a rule decides from the value
+    (:func:`evaluators.expected_pass`; an answer check at its case's threshold, from
+    ``agent_metrics.answer_details``), and its ``experiment`` and ``case_id``, its run's."""
+    for i, row in table.records():
+        run, name = row["run_id"], row.get("name")
+        _, expected = facts.score_pass(row)
+        if expected is not None:
+            threshold = facts.checks.get(run, (None, None, False))[1] if name == "answer" else None
+            check.check(i, row, "passed", int(expected),
+                        f"passed = evaluators.expected_pass({name}, its value"
+                        + (f", threshold {threshold:g})" if threshold is not None else ")"), "recompute")
+        if run in facts.places:
+            experiment, case = facts.places[run]
+            check.check(i, row, "experiment", experiment, "experiment = the run's runs.experiment", "cross-sheet")
+            check.check(i, row, "case_id", case, "case_id = the run's runs.case_id", "cross-sheet")
 
 
 def _plus(a: float | None, b: float | None) -> float | None:
@@ -248,15 +293,21 @@ def check_runs(runs: Table, facts: Facts, tolerance: float) -> Iterator[Finding]
                         "it has a resume and that run has interrupts", "recompute")
         check.check(i, row, "total_llm_calls", llm_counts.get(run, 0),
                     "total_llm_calls = the run's rows in llm_calls", "cross-sheet")
-        totals = facts.call_totals.get(run, (None, None))
+        totals = facts.call_totals.get(run, [None] * len(CALL_SUMS))
         if totals is not None:
-            tokens, cost = totals
+            tokens, cost, cache_read, cache_write, reasoning = totals
             check.check(i, row, "total_tokens", tokens,
                         "total_tokens = the sum of prompt_tokens + completion_tokens over the run's llm_calls",
                         "cross-sheet")
-            check.check(i, row, "total_cost", round(cost, 8) if cost is not None else None,
-                        "total_cost = the sum over the run's llm_calls of harness.costs.cost(model, prompt_tokens, "
-                        "completion_tokens).total_cost (calls without a price left out)", "cross-sheet")
+            check.check(i, row, "total_cost", costs.usd(cost) if cost is not None else None,
+                        "total_cost = the sum over the run's llm_calls of harness.costs.cost_of(the call's price, its "
+                        "tokens by kind).total_cost (calls without a price left out)", "cross-sheet")
+            for column, value, parts in (("cache_read_tokens", cache_read, "cache_read_tokens"),
+                                         ("cache_write_tokens", cache_write,
+                                          "cache_write_5m_tokens + cache_write_1h_tokens"),
+                                         ("reasoning_tokens", reasoning, "reasoning_tokens")):
+                check.check(i, row, column, value, f"{column} = the sum of {parts} over the run's llm_calls",
+                            "cross-sheet")
         check.check(i, row, "total_steps", len(facts.steps.get(run, ())),
                     "total_steps = distinct step_number of the run's node events in langgraph_events",
                     "cross-sheet")
@@ -267,7 +318,7 @@ def check_runs(runs: Table, facts: Facts, tolerance: float) -> Iterator[Finding]
         if facts.scored or not is_empty(row.get("passed")):
             expected = facts.passed(row)
             check.check(i, row, "passed", None if expected is None else int(expected),
-                        "passed = evaluators.run_passed(status, the passes of the run's scores)" if facts.scored else
+                        "passed = evaluators.run_passed(status, the run's scores: passes, errors)" if facts.scored else
                         "passed = evaluators.run_passed(status, [completed, the answer check at its threshold, "
                         "tool F1 = 1 when the case requires its tools])", "cross-sheet")
         assessment = facts.assessment.get(run)

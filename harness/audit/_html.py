@@ -112,6 +112,11 @@ def _findings(result: AuditResult) -> str:
             f"<th>Expected</th><th>Rule</th><th>Kind</th></tr></thead><tbody>{body}</tbody></table>")
 
 
+def mean_cost_text(g: GroupSummary) -> str:
+    """A group's mean cost (over its priced runs) and how many runs it leaves out unpriced."""
+    return fmt(g.mean_cost) + (f" ({g.unpriced:,} unpriced)" if g.unpriced else "")
+
+
 def runs_cell(g: GroupSummary) -> str:
     """A group's runs, saying how many of them also called other models."""
     return f"{g.runs} ({g.mixed} mixed)" if g.mixed else str(g.runs)
@@ -143,7 +148,7 @@ def _groups(title: str, groups: tuple[GroupSummary, ...], uplift: bool) -> str:
         "<tr>" + (f"<td>{_e(g.experiment or '—')}</td>" if experiments else "")
         + f"<td>{_e(g.key)}</td><td class='num'>{_e(runs_cell(g))}</td>"
         f"{_stat(g.evaluation_score)}{_stat(g.credit_score)}"
-        f"{_stat(g.judge_overall)}<td class='num'>{pass_rate_text(g)}</td><td class='num'>{fmt(g.mean_cost)}</td>"
+        f"{_stat(g.judge_overall)}<td class='num'>{pass_rate_text(g)}</td><td class='num'>{_e(mean_cost_text(g))}</td>"
         f"<td class='num'>{fmt(g.cost_of_pass)}</td><td class='num'>{fmt(g.composite)}</td>"
         f"<td>{_e(g.grade or '—')}</td>" + (f"<td class='num'>{_percent(g.uplift)}</td>" if uplift else "") + "</tr>"
         for g in groups

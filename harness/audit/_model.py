@@ -55,8 +55,10 @@ class GroupSummary:
 
     ``pass_rate`` = passed runs / the ``judged`` runs that have a pass (None when none has):
     a run passes as :func:`evaluators.run_passed` says, recomputed from its scores;
-    ``mean_cost`` = mean over runs of the run's summed ``llm_calls.total_cost`` (None when any
-    cost is unknown); ``cost_of_pass`` = the judged runs' mean cost / their pass rate;
+    ``mean_cost`` = mean over the priced runs of the run's summed ``llm_calls.total_cost``
+    (``unpriced``: the runs left out, a call of theirs without a cost; None when no run is
+    priced); ``cost_of_pass`` = the judged runs' mean cost / their pass rate (None when one of
+    them is unpriced);
     ``composite`` = median over judged runs of ``composite_score(pass, evaluation_score)``
     (equal weights); ``grade`` =
     ``letter_grade`` of it;
@@ -77,6 +79,7 @@ class GroupSummary:
     mixed: int = 0  # runs of the group that called other models too
     experiment: str | None = None
     judged: int = 0  # runs with a pass, over which pass_rate and cost_of_pass are taken
+    unpriced: int = 0  # runs without a known cost, left out of mean_cost
 
 
 @dataclass(frozen=True, slots=True)

@@ -137,49 +137,91 @@ def tool_selections(table: Table, check: Checker) -> dict[str, Any]:
     return by_run
 
 
-def llm_calls(table: Table, check: Checker) -> dict[str, tuple[int | None, float | None] | None]:
-    """total_tokens = prompt + completion; the three costs from ``harness.costs.cost`` of the
-    model the response reported (an unknown model has empty costs). Returns run -> the sums
-    over its calls of the total tokens and total cost these give (each None when no call has
-    one), or None for a run with a call whose token counts are not whole numbers (the type
-    check reports that cell)."""
-    by_run: dict[str, tuple[int | None, float | None] | None] = {}
+#: The llm_calls columns that count a kind of the call's tokens, as :class:`harness.costs.Tokens` names them.
+TOKEN_KINDS = {"cache_read_tokens": "cache_read", "cache_write_5m_tokens": "cache_write_5m",
+               "cache_write_1h_tokens": "cache_write_1h", "reasoning_tokens": "reasoning",
+               "audio_input_tokens": "audio_input", "audio_output_tokens": "audio_output"}
+#: What :func:`llm_calls` sums per run, in this order (the runs columns :mod:`._crossref` checks).
+CALL_SUMS = ("total_tokens", "total_cost", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
+
+CallSums = list[float | int | None]
+
+
+def llm_calls(table: Table, check: Checker) -> dict[str, CallSums | None]:
+    """total_tokens = prompt + completion; the three costs and cost_note from
+    ``harness.costs.cost_of`` at the price of the model the response reported in the table
+    the row names (``price_table``: a bundled table of that date, or the registered prices
+    this audit was given; an empty one: the prices in force), over the row's tokens by kind
+    (an unknown model has empty costs). Returns run -> the sums over its calls of
+    :data:`CALL_SUMS` as its calls' inputs give them (each None when no call has one), or None
+    for a run with a call whose token counts are not whole numbers (the type check reports
+    that cell)."""
+    by_run: dict[str, CallSums | None] = {}
     for i, row in table.records():
-        sums = by_run.setdefault(row["run_id"], (None, None))
+        sums = by_run.setdefault(row["run_id"], [None] * len(CALL_SUMS))
         try:
             prompt, completion = as_int(row["prompt_tokens"]), as_int(row["completion_tokens"])
+            kinds = {name: as_int(row.get(column)) for column, name in TOKEN_KINDS.items()}
         except ValueError:
             by_run[row["run_id"]] = None
             continue
         total = None if prompt is None else prompt + (completion or 0)
         check.check(i, row, "total_tokens", total, "total_tokens = prompt_tokens + completion_tokens")
-        model = row["model"] if type(row["model"]) is str and row["model"] else None
-        price = costs.cost(model, prompt, completion)
-        registered = (row.get("price_table") == costs.USER_PRICE_TABLE
-                      and costs.price_table(model) != costs.USER_PRICE_TABLE)
-        if registered:  # priced where it ran, with a price this audit was not given
-            price = _own_cost(i, row, check)
-        for column in ("input_cost", "output_cost", "total_cost") if not registered else ():
-            expected = getattr(price, column) if price is not None else None
-            check.check(i, row, column, expected,
-                        f"{column} = harness.costs.cost(model, prompt_tokens, completion_tokens).{column}"
-                        + ("" if price is not None else " (no price for this model: empty)"))
+        price = _call_cost(i, row, check, prompt, completion, kinds)
         if sums is not None:
-            tokens, cost = sums
-            by_run[row["run_id"]] = (tokens if total is None else (tokens or 0) + total,
-                                     cost if price is None else (cost or 0.0) + price.total_cost)
+            written = (None if kinds["cache_write_5m"] is None and kinds["cache_write_1h"] is None
+                       else (kinds["cache_write_5m"] or 0) + (kinds["cache_write_1h"] or 0))
+            for k, value in enumerate((total, price.total_cost if price is not None else None, kinds["cache_read"],
+                                       written, kinds["reasoning"])):
+                sums[k] = _plus(sums[k], value)
     return by_run
 
 
-def _own_cost(i: int, row: dict[str, Any], check: Checker) -> costs.Cost | None:
-    """A call priced with a registered price (``price_table`` = user) that this audit does not
-    know (``--prices``): its input and output costs are taken as written, their sum checked."""
+def _plus(a: Any, b: Any) -> Any:
+    return a if b is None else b if a is None else a + b
+
+
+def _call_cost(i: int, row: dict[str, Any], check: Checker, prompt: int | None, completion: int | None,
+               kinds: dict[str, int | None]) -> costs.Cost | None:
+    """Check the row's costs against what its tokens give at its price; returns the cost it
+    should have (as written, for a price this audit was not given)."""
+    model = row["model"] if type(row["model"]) is str and row["model"] else None
+    table = row.get("price_table")
+    table = table.strip() if type(table) is str and table.strip() else None
+    if table is None:
+        price, where = costs.price_for(model), "the prices in force"
+    else:
+        price, where = costs.price_in_table(model, table), f"price table {table}"
+        if price is None:  # priced where it ran, with prices this audit was not given
+            return _own_cost(i, row, check, table)
+    expected = None
+    if price is not None and prompt is not None and completion is not None:
+        try:
+            expected = costs.cost_of(price, costs.Tokens(prompt, completion, **kinds), model)
+        except ValueError as exc:
+            check.invalid(i, row, "prompt_tokens", exc, "harness.costs.cost_of(price, tokens by kind)")
+            return None
+    values = ({"input_cost": expected.input_cost, "output_cost": expected.output_cost,
+               "total_cost": expected.total_cost, "cost_note": expected.note} if expected is not None else {})
+    for column in ("input_cost", "output_cost", "total_cost", "cost_note"):
+        check.check(i, row, column, values.get(column),
+                    f"{column} = harness.costs.cost_of(the price of model in {where}, its tokens by kind)"
+                    f".{column.replace('cost_note', 'note')}"
+                    + ("" if price is not None else " (no price for this model: empty)"))
+    return expected
+
+
+def _own_cost(i: int, row: dict[str, Any], check: Checker, table: str) -> costs.Cost | None:
+    """A call priced with prices this audit does not know (``price_table`` names a
+    registered price or a prices file it was not given with ``--prices``, or a bundled
+    table this harness does not ship): its input and output costs are taken as written,
+    their sum checked."""
     spent = [number_or_none(row[c]) for c in ("input_cost", "output_cost")]
     if any(v is None for v in spent):
         return None
-    total = round(spent[0] + spent[1], 8)
-    check.check(i, row, "total_cost", total, "total_cost = input_cost + output_cost (a registered price: "
-                "give the audit --prices to recompute each)")
+    total = costs.usd(spent[0] + spent[1])
+    check.check(i, row, "total_cost", total, f"total_cost = input_cost + output_cost (priced with {table}: give "
+                "the audit --prices to recompute each)")
     return costs.Cost(spent[0], spent[1], total)
 
 

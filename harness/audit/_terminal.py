@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from ._html import cell_text, fmt, pass_rate_text, runs_cell
+from ._html import cell_text, fmt, mean_cost_text, pass_rate_text, runs_cell
 from ._model import AuditResult, GroupSummary
 
 #: Findings printed on the terminal; ``--report`` and ``--json`` carry them all.
@@ -39,7 +39,7 @@ def _groups_table(title: str, groups: tuple[GroupSummary, ...], uplift: bool) ->
     table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     experiments = any(g.experiment for g in groups)
     columns = (["experiment"] if experiments else []) + [
-        "group", "runs", "evaluation", "credit score", "judge", "pass rate", "cost of pass",
+        "group", "runs", "evaluation", "credit score", "judge", "pass rate", "mean cost", "cost of pass",
         "composite", "grade"] + (["uplift"] if uplift else [])
     for name in columns:
         table.add_column(name, justify="left" if name in ("group", "experiment") else "right")
@@ -47,7 +47,8 @@ def _groups_table(title: str, groups: tuple[GroupSummary, ...], uplift: bool) ->
         cop = "—" if g.cost_of_pass is None else f"${fmt(g.cost_of_pass)}"
         cells = ([g.experiment or "—"] if experiments else []) + [
             g.key, runs_cell(g), _median(g.evaluation_score), _median(g.credit_score), _median(g.judge_overall),
-            pass_rate_text(g), cop, fmt(g.composite, 3), g.grade or "—"]
+            pass_rate_text(g), ("" if g.mean_cost is None else "$") + mean_cost_text(g), cop, fmt(g.composite, 3),
+            g.grade or "—"]
         if uplift:
             cells.append("—" if g.uplift is None else f"{g.uplift:+.1%}")
         table.add_row(*cells)

@@ -77,10 +77,10 @@ def open_store(url: str | None) -> Store:
 def run_ids(store: Store, given: Iterable[str]) -> list[str]:
     """The runs ``given`` names, each a full id or a unique start of one (at least four
     characters); an unknown or ambiguous one is a usage error."""
-    from harness.view import RunIdError, resolve_run_ids
+    from harness.store import RunIdError
 
     try:
-        return resolve_run_ids(store, given)
+        return store.resolve_run_ids(given)
     except RunIdError as exc:
         raise UsageError(str(exc)) from None
 

@@ -1,6 +1,6 @@
 """Audit an exported workbook (FILE.xlsx) or a Google Sheet (--gsheet ID).
 
-Checks all fifteen sheets and their spec columns, value types and ranges, run ids,
+Checks all sixteen sheets (scores when the workbook has it) and their spec columns, value types and ranges, run ids,
 duplicate rows and formula cells; recomputes every derived column with the functions that
 produced it and compares within --tolerance; checks the runs and log_tests counts against
 the other sheets; and prints statistics over repeated runs per model and company type

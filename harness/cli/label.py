@@ -48,7 +48,7 @@ def command(
 
 
 def _one(run: str | None, assignment: str | None, *, comment: str | None, by: str | None, store: str | None) -> None:
-    from harness.view import RunIdError
+    from harness.store import RunIdError
 
     if run is None or assignment is None:
         raise UsageError("a label is RUN NAME=VALUE (e.g. 3f2a9c1e helpful=true)")

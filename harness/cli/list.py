@@ -1,4 +1,4 @@
-"""List the newest runs in the store: id, when, workflow, subject, status, time, tokens, cost, evaluation score, experiment.
+"""List the newest runs in the store: id, when, workflow, subject, status, pass, time, tokens, cost, evaluation score, experiment and the run's own scores.
 
 Examples: `harness list`, `harness list --status failed --limit 50`, `harness list --experiment baseline --json`.
 Filters given several times keep the runs that match any of their values. `--limit 0` lists every run.
@@ -36,7 +36,7 @@ def command(
     opened = open_store(store)
     try:
         rows = list_runs(opened, experiments=experiment or (), workflows=workflow or (), statuses=status or (),
-                         limit=limit or None)
+                         limit=limit or None, scores=True)
     finally:
         opened.close()
     if json:

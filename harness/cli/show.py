@@ -45,7 +45,8 @@ def command(
 
 def _show_thread(thread: str, store: str | None, json: bool) -> None:
     from harness.view.thread_text import thread_text
-    from harness.view.threads import ThreadIdError, load_thread, resolve_thread_id
+    from harness.store import ThreadIdError, resolve_thread_id
+    from harness.view.threads import load_thread
 
     opened = open_store(store)
     try:

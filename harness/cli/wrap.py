@@ -7,6 +7,7 @@ MODULE:ATTR names a compiled graph or a zero-argument factory that returns one, 
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ import typer
 
 from ._errors import UsageError
 from ._open import load_prices_option, open_harness, require_stored
-from ._output import clip, progress, say, show
+from ._output import clip, progress, say, show, show_json
 from ._paths import writable_file
 
 
@@ -103,11 +104,20 @@ def command(
         help="RunnableConfig to merge (configurable, recursion_limit, ...): JSON or @file.json.")] = None,
     context: Annotated[Optional[str], typer.Option(
         help="LangGraph runtime context (context=): JSON or @file.json.")] = None,
+    workflow: Annotated[Optional[str], typer.Option(
+        help="The runs' workflow name (default: the graph's own name, else ATTR).")] = None,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="With --input: print the graph's result as JSON, nothing else.")] = False,
     scorer: Annotated[Optional[list[str]], typer.Option(
         "--scorer", help="Your own scorer MODULE:FUNCTION, a function of (run, case) (repeatable); with --dataset.")] = None,
     thread_scorer: Annotated[Optional[list[str]], typer.Option(
         "--thread-scorer", help="A thread scorer MODULE:FUNCTION, a function of (thread, case) that judges each case's "
         "whole conversation (repeatable); with --dataset.")] = None,
+    scorer_timeout: Annotated[float, typer.Option(
+        min=0.001, help="Seconds a scorer may take per run; past it the score is an error (default 60).")] = 60.0,
+    scorer_isolation: Annotated[str, typer.Option(
+        help="thread (default) or process: each scorer call in a worker process, so one that crashes "
+             "its process costs one error score.")] = "thread",
     prices: Annotated[Optional[Path], typer.Option(help="TOML file of model prices that win over the bundled table.")] = None,
     store: Annotated[Optional[str], typer.Option(help="Store path or sqlite:/// URL.")] = None,
     out: Annotated[Optional[Path], typer.Option(help="Also export the runs to this .xlsx file.")] = None,
@@ -115,20 +125,23 @@ def command(
     """Check every input first, then run; a dataset's runs form an experiment in the store."""
     from harness.experiment.dataset import DatasetError, load_dataset
     from harness.experiment.runner import ExperimentError, check_name, default_name, parse_shard
+    from harness.experiment.scorer_call import ScorerLimits
     from harness.experiment.scoring import scorers_of
 
     if (input is None) == (dataset is None):
         raise UsageError("give --input (one run) or --dataset (an experiment over its cases)")
     if input is not None:
         for option, value in (("--experiment", experiment), ("--shard", shard), ("--append", append or None),
-                              ("--scorer", scorer or None), ("--thread-scorer", thread_scorer or None)):
+                              ("--scorer", scorer or None), ("--thread-scorer", thread_scorer or None),
+                              ("--scorer-isolation", None if scorer_isolation == "thread" else scorer_isolation)):
             if value is not None:
                 raise UsageError(f"{option} goes with --dataset")
-    elif any(v is not None for v in (subject, expected_tools, reference_trajectory)):
-        raise UsageError("--subject, --expected-tools and --reference-trajectory go with --input; "
+    elif any(v is not None for v in (subject, expected_tools, reference_trajectory)) or as_json:
+        raise UsageError("--subject, --expected-tools, --reference-trajectory and --json go with --input; "
                          "a dataset case carries its own")
-    if subject is not None and not subject.strip():
-        raise UsageError("--subject needs a value, got an empty one")
+    for option, value in (("--subject", subject), ("--workflow", workflow)):
+        if value is not None and not value.strip():
+            raise UsageError(f"{option} needs a value, got an empty one")
     try:
         if experiment is not None:
             check_name(experiment)
@@ -140,6 +153,7 @@ def command(
         shard_of = parse_shard(shard)
         scorers = scorers_of(scorer)
         thread_scorers = scorers_of(thread_scorer)
+        ScorerLimits(scorer_timeout, scorer_isolation)
     except (DatasetError, ExperimentError) as exc:
         raise UsageError(str(exc)) from None
     run_config = parse_json_option(config, "--config") if config is not None else None
@@ -152,18 +166,25 @@ def command(
     graph = load_graph(target)
     harness = open_harness(store)
     name = (default_name(target) if experiment is None else experiment) if dataset is not None else None
+    scored: list[Any] = []
     runs = _run(harness, graph, cases, name=name, target=target, repeats=repeats,
                 concurrency=concurrency or (4 if dataset is not None else 1), timeout=timeout, config=run_config,
                 context=run_context, sync=sync, append=append, shard=shard_of, judge=judge, scorers=scorers,
-                thread_scorers=thread_scorers)
+                thread_scorers=thread_scorers, scorer_timeout=scorer_timeout, scorer_isolation=scorer_isolation,
+                on_scored=scored.append, on_threads_scored=scored.append, workflow=workflow)
     run_ids = [run.run_id for run in runs]
     require_stored(harness, run_ids)
     for run in runs:
         if run.status != "completed":
             say(f"harness: run {run.run_id} failed: {run.error}")
-    _table(harness, target, run_ids, experiment=name is not None)
+    if as_json:
+        _print_results(harness, run_ids, as_json=True)
+    else:
+        _table(harness, target, run_ids, experiment=name is not None)
     if name is not None:
         _experiment_line(harness, name, runs)
+    elif not as_json:
+        _print_results(harness, run_ids, as_json=False)
     if excel is not None:
         try:
             harness.export_excel(excel, run_ids)
@@ -172,8 +193,13 @@ def command(
                 f"{harness.store.display!r}")
             raise typer.Exit(1) from None
     failed = sum(run.status != "completed" for run in runs)
-    # One run: its failure is the command's. An experiment: failed runs are results, counted above.
-    raise typer.Exit(1 if failed and name is None else 0)
+    errored = sum(summary.failed for summary in scored)  # the run scorers', then the thread scorers'
+    for summary in scored:
+        if summary.failed:
+            say(f"harness: {summary.errors_line()}; the runs and every other score are stored")
+    # One run: its failure is the command's. An experiment: failed runs are results, counted
+    # above; a score that could not be made is a failure of the command (its pass is unknown).
+    raise typer.Exit(1 if (failed and name is None) or errored else 0)
 
 
 def _judge() -> Any:
@@ -194,12 +220,17 @@ def _run(harness: Any, graph: Any, cases: Any, *, name: str | None, target: str,
     if options.get("shard"):
         k, n = options["shard"]
         total = len(cases.cases[k::n]) * options["repeats"]
+    from harness.experiment.scoring import Interrupted
+
     try:
         with progress(name or "runs", total, enabled=total >= 2) as bar:
             return run_cases(harness, graph, cases, name=name, target=target, judge=judge,
                              **({} if bar is None else {"on_done": lambda _: bar()}), **options)
     except ExperimentError as exc:
         raise UsageError(str(exc)) from None
+    except Interrupted as exc:  # Ctrl-C: what is stored stays; one line says what was not scored
+        say(f"harness: {exc}")
+        raise typer.Exit(130) from None
 
 
 def _table(harness: Any, target: str, run_ids: list[str], *, experiment: bool) -> None:
@@ -231,11 +262,38 @@ def _table(harness: Any, target: str, run_ids: list[str], *, experiment: bool) -
 def _experiment_line(harness: Any, name: str, runs: list) -> None:
     frame = harness.sheets([r.run_id for r in runs], sheets=["runs"], columns=["passed", "status"])["runs"]
     passed = int(frame["passed"].fillna(0).sum())
+    unknown = int(frame["passed"].isna().sum())  # (every experiment run has a gate: none is unknown)
     failed = int((frame["status"] != "completed").sum())
     cases = len({r.result.get("case_id") for r in runs})
     say(f"experiment {name}: {len(runs)} run(s) of {cases} case(s), passed {passed}/{len(runs)}"
+        f"{f', {unknown} unknown (a score could not be made)' if unknown else ''}"
         f"{f', {failed} failed' if failed else ''}; store {harness.store.display}", err=False, whole=True)
     print_score_summary(harness.store, [r.run_id for r in runs])
+
+
+def _print_results(harness: Any, run_ids: list[str], *, as_json: bool) -> None:
+    """What the graph returned, as the store keeps it (``runs.outputs``: JSON, secrets
+    redacted): ``--json``, the value (a list of them for several runs; null for a failed
+    run); else its answer (the last AI message's text, else the whole output) under a line
+    saying which run it is."""
+    from rich.text import Text
+
+    from harness.experiment.answer import answer_of
+
+    stored = {r["run_id"]: r for r in harness.store.rows("runs", run_ids, columns=["run_id", "status", "outputs"])}
+    outputs = [stored.get(run_id, {}).get("outputs") for run_id in run_ids]
+    if as_json:
+        show_json(outputs[0] if len(outputs) == 1 else outputs)
+        return
+    for run_id, output in zip(run_ids, outputs):
+        if stored.get(run_id, {}).get("status") != "completed":
+            continue
+        messages = isinstance(output, dict) and isinstance(output.get("messages"), list)
+        text = answer_of(output) if messages else json.dumps(output, indent=2, ensure_ascii=False)
+        which = f" of run {run_id}" if len(run_ids) > 1 else ""
+        say(f"result{which}" + (" (its last AI message; --json prints the whole output):" if messages else ":"),
+            err=False)
+        show(Text(text if text is not None else "(no AI message)"))
 
 
 def print_score_summary(store: Any, run_ids: list[str], only: set[str] | None = None) -> None:

@@ -10,6 +10,7 @@ from evaluators import answer_threshold, check_answer, grade_answer
 
 from ..store import json_text
 from .dataset import Case
+from .scorer_call import on_daemon_thread
 
 _MISSING = object()
 ANSWER_CHARS = 2_000  # of the answer and reference kept in agent_metrics.answer_details
@@ -76,11 +77,13 @@ def _text(value: Any) -> str | None:
 
 
 async def score_answer(case: Case, output: Any, completed: bool,
-                       judge: Callable[[str, str, Any], float] | None) -> dict[str, Any] | None:
+                       judge: Callable[[str, str, Any], float] | None,
+                       timeout: float | None = None) -> dict[str, Any] | None:
     """The case's answer check on the run's output: ``{"check", "score", "threshold",
     "answer", "reference", ...}``, or None when the case has no answer check. A run that did
-    not complete, or an output without an answer, scores 0; a judge that fails leaves the
-    score empty (None) with the reason, which does not pass."""
+    not complete, or an output without an answer, scores 0; a judge that fails, or a model
+    check past ``timeout`` seconds, leaves the score empty (None) with the reason: the run's
+    pass is unknown."""
     if case.answer_check is None:
         return None
     check = case.answer_check
@@ -97,9 +100,14 @@ async def score_answer(case: Case, output: Any, completed: bool,
         details.update(score=0.0, reason="the run did not complete" if not completed else "no answer in the output")
         return details
     try:
-        if check in ("semantic", "judge"):  # a model: off the event loop
+        if check in ("semantic", "judge"):  # a model: off the event loop, on a thread left behind when late
             grader = (lambda a, r: judge(a, r, case.input)) if judge is not None else None
-            score = await asyncio.to_thread(check_answer, check, answer, case.reference_answer, judge=grader)
+            work = on_daemon_thread(asyncio.get_running_loop(),
+                                    lambda: check_answer(check, answer, case.reference_answer, judge=grader))
+            try:
+                score = await asyncio.wait_for(work, timeout)
+            except TimeoutError:
+                raise TimeoutError(f"the {check} check timed out after {timeout:g} s") from None
         else:
             score = check_answer(check, answer, case.reference_answer, tolerance=case.tolerance)
     except Exception as exc:  # noqa: BLE001 - a check that cannot be scored fails the case, it does not stop the batch

@@ -377,6 +377,8 @@ def compare_experiments(store: Any, a: str, b: str, *, alpha: float = 0.05, metr
         del values["total_cost"]
         warnings.append(f"total_cost is total_tokens times one price (${price * 1e6:.6g} per million tokens) in "
                         "every paired run: it is not tested apart from total_tokens")
+    if "total_cost" in values and (priced := _price_table_warning(ra, rb, paired_set)):
+        warnings.append(priced)
     warnings.extend(_value_warnings(values, a, b, known))
 
     tested = []
@@ -456,6 +458,24 @@ def _one_price(ra: ExperimentRuns, rb: ExperimentRuns, paired: set[str]) -> floa
         return None
     first = ratios[0]
     return first if all(math.isclose(x, first, rel_tol=1e-9, abs_tol=0.0) for x in ratios) else None
+
+
+def _price_table_warning(ra: ExperimentRuns, rb: ExperimentRuns, paired: set[str]) -> str | None:
+    """A warning when the paired runs' costs come from different price tables
+    (``llm_calls.price_table``): their difference is then partly one of prices."""
+    tables = []
+    for runs in (ra, rb):
+        ids = [r["run_id"] for r in runs.runs if r["case_id"] in paired]
+        found: set[str] = set()
+        for start in range(0, len(ids), _CHUNK):
+            found.update(row["price_table"] for row in runs._store.rows(
+                "llm_calls", ids[start:start + _CHUNK], columns=["price_table"]) if row["price_table"])
+        tables.append(found)
+    if not all(tables) or tables[0] == tables[1]:
+        return None
+    return (f"the costs were priced with different price tables ({ra.name}: {', '.join(sorted(tables[0]))}; "
+            f"{rb.name}: {', '.join(sorted(tables[1]))}): total_cost compares prices as well as runs (give both the "
+            f"same prices: harness reprice {ra.name} {rb.name} --prices FILE)")
 
 
 def _pairing_warnings(store: Any, ra: ExperimentRuns, rb: ExperimentRuns, cases_a: Mapping[str, int],

@@ -93,11 +93,12 @@ def check_gate(store: Any, gated: Sequence[str], measured: Sequence[Mapping[str,
                               f"(--min-labels {min_labels})")
         low = head.get("ci_low")
         if low is None or low < min_agreement:
-            from ..view.judges import agreement_figure
-
-            raise GateRefused(f"refusing to gate on {score}: its agreement with {found['label']} is "
-                              f"{agreement_figure(found)}; the interval's lower end must reach --min-agreement "
-                              f"{min_agreement:g}")
+            value, level = head.get("value"), head.get("ci_level") or 0.95
+            raise GateRefused(f"refusing to gate on {score}: its agreement with {found['label']} "
+                              f"({head.get('statistic') or 'agreement'} "
+                              f"{'undefined' if value is None else format(value, '.2f')}, n {n}) has a {level:.0%} "
+                              f"interval whose lower end, {'undefined' if low is None else format(low, '.2f')}, "
+                              f"must reach --min-agreement {min_agreement:g}")
 
 
 def _is_judge(store: Any, score: str) -> bool:

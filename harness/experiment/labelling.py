@@ -131,7 +131,7 @@ def import_labels(store: Any, path: str | os.PathLike[str], *, by: str | None = 
     """Store the labels a person filled in (module doc); ``by`` names the person for lines
     that do not. :class:`ExperimentError` naming the file and line for a line that is wrong;
     nothing is stored then."""
-    from ..view.read import resolve_run_id
+    from ..store import RunIdError
 
     where = os.fspath(path)
     by = rater_name(by)
@@ -152,8 +152,8 @@ def import_labels(store: Any, path: str | os.PathLike[str], *, by: str | None = 
             if comment is not None and not isinstance(comment, str):
                 raise ExperimentError(f"{at}: comment is a text")
             try:
-                run_id = resolve_run_id(store, run)
-            except ValueError as exc:
+                run_id = store.resolve_run_id(run)
+            except (RunIdError, ValueError) as exc:
                 raise ExperimentError(f"{at}: {exc}") from None
             for label_name, value in labels.items():
                 if value is None:

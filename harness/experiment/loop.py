@@ -14,6 +14,10 @@ def in_own_loop(coro: Coroutine[Any, Any, Any]) -> Any:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
+        running = False
+    else:
+        running = True
+    if not running:  # (outside the except block: the graph's exceptions keep no context of ours)
         return asyncio.run(coro)
     out: dict[str, Any] = {}
 

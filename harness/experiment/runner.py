@@ -26,14 +26,16 @@ from typing import TYPE_CHECKING, Any
 from evaluators import fold_turns, pass_rate, thread_passed
 
 from ..store import StoreError
-from ..tracing.encode import Truncated, jsonable_prefix, payload_cut
+from ..tracing.encode import run_payload
+from ..tracing.record import workflow_name
 from ..secrets import names as secret_names
 from ..secrets.redact import host_redactor
 from .answer import model_judge, score_answer
 from .dataset import Case, Dataset, DatasetError, load_dataset, turn_mapping
 from .errors import ExperimentError
 from .loop import in_own_loop
-from .scoring import ScoringPipeline, scorers_of
+from .scorer_call import DEFAULT_TIMEOUT, ScorerLimits
+from .scoring import Interrupted, ScoringPipeline, scorers_of
 from .threads import score_threads
 from .turns import TurnsVerdict, asked_of, turn_case
 
@@ -82,8 +84,9 @@ class Experiment:
     thread_scoring: Any = None
 
     def summary(self) -> pd.DataFrame:
-        """One row per case: runs, passed (the pass rate over its repeats), failed runs and the
-        means of answer score, tool F1, trajectory match, latency, tokens and cost."""
+        """One row per case: ``runs``, ``pass_rate`` (over its runs that have a pass,
+        ``runs_with_pass`` of them), ``failed_runs`` (runs that did not complete) and the means
+        of answer score, tool F1, trajectory match, latency, tokens and cost."""
         return case_summary(self.harness, self.name)
 
     def __repr__(self) -> str:
@@ -130,6 +133,10 @@ def run_experiment(harness: Harness, graph: Any, dataset: Dataset | Any, *, name
     threads: list[Any] = []
     runs = run_cases(harness, graph, dataset, name=name, target=target, on_scored=scored.append,
                      on_threads_scored=threads.append, **options)
+    for summary in (*scored, *threads):
+        if summary.failed:  # said where a script's output goes, as the CLI says it
+            logger.warning("harness: experiment %r: %s (the runs and every other score are stored)", name,
+                           summary.errors_line())
     return Experiment(harness, name, [run.run_id for run in runs], scored[0] if scored else None,
                       threads[0] if threads else None)
 
@@ -138,17 +145,24 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
               repeats: int = 1, concurrency: int = 4, timeout: float | None = None,
               config: Mapping[str, Any] | None = None, context: Any = None, sync: bool = False,
               append: bool = False, shard: tuple[int, int] | None = None, judge: Any = None,
-              scorers: Sequence[Any] = (), on_done: Callable[[Run], None] | None = None,
+              scorers: Sequence[Any] = (), workflow: str | None = None, on_done: Callable[[Run], None] | None = None,
               on_scored: Callable[[Any], None] | None = None, thread_scorers: Sequence[Any] = (),
-              on_threads_scored: Callable[[Any], None] | None = None) -> list[Run]:
+              on_threads_scored: Callable[[Any], None] | None = None, scorer_timeout: float = DEFAULT_TIMEOUT,
+              scorer_isolation: str = "thread") -> list[Run]:
     """Run every case ``repeats`` times and return the runs in dataset order, every one
     written. With a ``name`` the runs form that experiment (recorded, with their checks and
     pass, then scored by ``scorers``: see :mod:`.scoring`); without, they are plain runs.
-    From inside a running event loop (a notebook) the runs go on a thread of their own.
-    Raises :class:`ExperimentError` or :class:`DatasetError` before any run starts when it
-    cannot run."""
+    Each scorer call, and a case's semantic or judge answer check, is limited to
+    ``scorer_timeout`` seconds; ``scorer_isolation`` is ``thread`` or ``process``
+    (:mod:`.scorer_call`). Their workflow is named by
+    :func:`~harness.tracing.record.workflow_name`: ``workflow``, else the graph's own name,
+    else the attribute of ``target`` (``module:ATTR``). From inside a running event loop (a
+    notebook) the runs go on a thread of their own. Raises :class:`ExperimentError` or :class:`DatasetError` before any
+    run starts when it cannot run; Ctrl-C raises :class:`~.scoring.Interrupted` (a
+    ``KeyboardInterrupt``) saying what was stored and what was not scored."""
     if name is not None:
         check_name(name)
+    limits = ScorerLimits(scorer_timeout, scorer_isolation)
     chosen = scorers_of(scorers)
     chosen_threads = scorers_of(thread_scorers)
     if (chosen or chosen_threads) and name is None:
@@ -185,22 +199,32 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
             record["shards"] = sorted({*map(tuple, record.get("shards") or []), shard})
         store.save_experiment(name, record)
     jobs = [(case, have.get(case.id, 0) + r) for case in cases for r in range(repeats)]
+    named = workflow_name(workflow, getattr(graph, "name", None), target.rsplit(":", 1)[-1] if ":" in target else None)
     commit = None
     # Scored while the runs go, a batch at a time, as the writer stores them (a scorer named
     # like a built-in check, e.g. tool_f1(require=True), replaces that check's score).
-    scoring = ScoringPipeline(harness, chosen, concurrency=concurrency) if chosen else None
+    scoring = ScoringPipeline(harness, chosen, concurrency=concurrency, limits=limits) if chosen else None
     on_written = scoring.add if scoring is not None else None
+    pending = tuple((s.name, s.spec) for s in chosen)  # each run holds its scorers' places until they run
     try:
         with contextlib.ExitStack() as stack:
             if name is not None:  # read while the runs go
                 commit = stack.enter_context(concurrent.futures.ThreadPoolExecutor(1)).submit(git_commit)
-            runs = in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=target.rsplit(":", 1)[-1],
+            runs = in_own_loop(_run_all(harness, graph, jobs, name=name, workflow=named,
                                         concurrency=concurrency, timeout=timeout, config=dict(config or {}),
                                         context=context, sync=sync, judge=grader, on_done=on_done,
-                                        on_written=on_written))
+                                        on_written=on_written, pending=pending, check_timeout=limits.timeout))
         harness.flush()
-    finally:
-        summary = scoring.finish() if scoring is not None else None
+        summary = scoring.finish() if scoring is not None else None  # (Ctrl-C in it stops it)
+    except KeyboardInterrupt:
+        if scoring is not None:
+            scoring.stop()
+        raise Interrupted(_interrupted(harness, name)) from None
+    except BaseException:
+        if scoring is not None:  # the runs stored are scored still; the failure is the experiment's
+            with contextlib.suppress(Exception):
+                scoring.finish()
+        raise
     if summary is not None and on_scored is not None:
         on_scored(summary)
     if chosen_threads:  # each case's thread (one per case and repeat), scored whole once its turns are stored
@@ -208,7 +232,7 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
                                                                           columns=["thread_id"])
                                      if r["thread_id"] is not None))
         scored = score_threads(store, threads, chosen_threads, concurrency=concurrency, replace=True,
-                               redact=host_redactor(harness.redact_rules))
+                               redact=host_redactor(harness.redact_rules), limits=limits)
         if on_threads_scored is not None:
             on_threads_scored(scored)
     if name is not None:
@@ -222,6 +246,29 @@ def run_cases(harness: Harness, graph: Any, dataset: Dataset | Any, *, name: str
         except StoreError as exc:  # the runs are spooled and written later; only the record's end is missing
             logger.warning("harness: experiment %r ran, but its record could not be completed: %s", name, exc)
     return runs
+
+
+def _interrupted(harness: Harness, name: str | None) -> str:
+    """The one line Ctrl-C leaves: what of the experiment is stored, and what was not scored."""
+    from evaluators import NOT_SCORED
+
+    if name is None:
+        return "interrupted"
+    try:
+        harness.flush(timeout=10)
+        ids = [r["run_id"] for r in harness.store.rows("runs", columns=["run_id"], where={"experiment": name})]
+        held: dict[str, int] = {}
+        for start in range(0, len(ids), 500):
+            for r in harness.store.rows("scores", ids[start:start + 500], columns=["name", "error"],
+                                        where={"error": NOT_SCORED}):
+                held[r["name"]] = held.get(r["name"], 0) + 1
+    except Exception as exc:  # noqa: BLE001 - the line says what it can
+        return f"interrupted: experiment {name!r} keeps what was stored ({type(exc).__name__} reading it back)"
+    line = f"interrupted: experiment {name!r} has {len(ids)} run(s) stored"
+    if held:
+        line += ("; not scored (stored as errors, pass unknown): "
+                 + ", ".join(f"{n} on {k} run(s)" for n, k in held.items()))
+    return line
 
 
 def _another_shard(known: Mapping[str, Any] | None, shard: tuple[int, int] | None, data: Dataset) -> bool:
@@ -252,10 +299,11 @@ def _models(store: Any, name: str) -> list[str]:
     return sorted(seen)
 
 
-async def _run_all(harness: Harness, graph: Any, jobs: list[tuple[Case, int]], *, name: str | None, workflow: str,
-                   concurrency: int, timeout: float | None, config: dict[str, Any], context: Any, sync: bool,
+async def _run_all(harness: Harness, graph: Any, jobs: list[tuple[Case, int]], *, name: str | None,
+                   workflow: str | None, concurrency: int, timeout: float | None, config: dict[str, Any], context: Any, sync: bool,
                    judge: Any, on_done: Callable[[Run], None] | None,
-                   on_written: Callable[[str], None] | None = None) -> list[Run]:
+                   on_written: Callable[[str], None] | None = None, pending: tuple[tuple[str, str], ...] = (),
+                   check_timeout: float | None = None) -> list[Run]:
     gate = asyncio.Semaphore(concurrency)
     finished: list[list[Run] | None] = [None] * len(jobs)
     written = 0
@@ -273,10 +321,12 @@ async def _run_all(harness: Harness, graph: Any, jobs: list[tuple[Case, int]], *
         async with gate:
             if case.turns:
                 runs = await _play_turns(harness, graph, case, repeat, name=name, workflow=workflow,
-                                         timeout=timeout, config=config, context=context, sync=sync, judge=judge)
+                                         timeout=timeout, config=config, context=context, sync=sync, judge=judge,
+                                         pending=pending, check_timeout=check_timeout)
             else:
                 runs = [await _run_case(harness, graph, case, repeat, name=name, workflow=workflow, timeout=timeout,
-                                        config=config, context=context, sync=sync, judge=judge)]
+                                        config=config, context=context, sync=sync, judge=judge, pending=pending,
+                                        check_timeout=check_timeout)]
         finished[index] = runs
         write_in_order()
         if on_done is not None:
@@ -310,8 +360,9 @@ async def _invoke(run: Run, graph: Any, given: Any, *, timeout: float | None, co
     return output, completed
 
 
-async def _run_case(harness: Harness, graph: Any, case: Case, repeat: int, *, name: str | None, workflow: str,
-                    timeout: float | None, config: dict[str, Any], context: Any, sync: bool, judge: Any) -> Run:
+async def _run_case(harness: Harness, graph: Any, case: Case, repeat: int, *, name: str | None, workflow: str | None,
+                    timeout: float | None, config: dict[str, Any], context: Any, sync: bool, judge: Any,
+                    pending: tuple[tuple[str, str], ...] = (), check_timeout: float | None = None) -> Run:
     run_id = str(uuid.uuid4())
     # Each run its own thread: a checkpointer keeps the runs' states apart.
     configurable = {"thread_id": run_id, **(config.get("configurable") or {})}
@@ -322,17 +373,21 @@ async def _run_case(harness: Harness, graph: Any, case: Case, repeat: int, *, na
         run.set_result(experiment=name, case_id=case.id, repeat_index=repeat)
     output, completed = await _invoke(run, graph, case.input, timeout=timeout, context=context, sync=sync)
     if name is not None:
-        answer = await score_answer(case, output, completed and run.status == "completed", judge)
-        run.checks = {"answer": answer, "require_tools": case.require_tools}
-        redact = host_redactor(harness.redact_rules)
-        run.set_result(inputs=bounded(case.input, redact), reference=case_reference(case),
-                       outputs=bounded(output, redact) if completed else None)
+        answer = await score_answer(case, output, completed and run.status == "completed", judge,
+                                    timeout=check_timeout)
+        run.checks = {"answer": answer, "require_tools": case.require_tools, "pending": pending}
+    # What the run can be scored again from: the input, the graph's own return value and the
+    # case's reference fields (also for a run outside an experiment: `wrap --input`).
+    redact = host_redactor(harness.redact_rules)
+    run.set_result(inputs=run_payload(case.input, redact), reference=case_reference(case) or None,
+                   outputs=run_payload(output, redact) if completed else None)
     return run
 
 
-async def _play_turns(harness: Harness, graph: Any, case: Case, repeat: int, *, name: str | None, workflow: str,
+async def _play_turns(harness: Harness, graph: Any, case: Case, repeat: int, *, name: str | None, workflow: str | None,
                       timeout: float | None, config: dict[str, Any], context: Any, sync: bool,
-                      judge: Any) -> list[Run]:
+                      judge: Any, pending: tuple[tuple[str, str], ...] = (),
+                      check_timeout: float | None = None) -> list[Run]:
     """A multi-turn case played in order on one fresh thread (see :mod:`.turns`): a run per
     turn, until the last or until a turn fails or does not do what the case expects (its
     reason goes in the last run's ``turns`` score)."""
@@ -357,11 +412,12 @@ async def _play_turns(harness: Harness, graph: Any, case: Case, repeat: int, *, 
                        expected=case.expects_interrupt(index), error=run.error)
         if name is not None:
             check = turn_case(case, index) if (turn.reference_answer is not None or last) else None
-            answer = await score_answer(check, output, ok, judge) if check is not None else None
+            answer = (await score_answer(check, output, ok, judge, timeout=check_timeout)
+                      if check is not None else None)
             redact = host_redactor(harness.redact_rules)
-            run.checks = {"answer": answer, "require_tools": False}
-            run.set_result(inputs=bounded({"resume": turn.resume} if turn.is_resume else turn.input, redact),
-                           reference=case_reference(case), outputs=bounded(output, redact) if completed else None)
+            run.checks = {"answer": answer, "require_tools": False, "pending": pending}
+            run.set_result(inputs=run_payload({"resume": turn.resume} if turn.is_resume else turn.input, redact),
+                           reference=case_reference(case), outputs=run_payload(output, redact) if completed else None)
         if verdict.stopped or last:
             break
     if name is not None:
@@ -385,18 +441,6 @@ def with_checkpointer(graph: Any, target: str) -> Any:
                               "langgraph.checkpoint.memory)") from None
 
 
-#: What an experiment's run keeps of its input and its output (characters of JSON).
-PAYLOAD_CHARS = 1_000_000
-
-
-def bounded(value: Any, redact: Any) -> Any:
-    """``value`` as JSON data, or, past :data:`PAYLOAD_CHARS` of JSON, its text cut there with
-    the visible marker (redacted before the cut)."""
-    kept = jsonable_prefix(value, PAYLOAD_CHARS)
-    # (cut from the value itself, which holds the margin beyond the cut that redaction reads)
-    return payload_cut(value, PAYLOAD_CHARS, redact) if type(kept) is Truncated else kept
-
-
 def case_reference(case: Case) -> dict[str, Any]:
     """The case's fields a run is scored against, for ``runs.reference``."""
     fields = {"turns": [turn_mapping(t) for t in case.turns] if case.turns else None,
@@ -408,7 +452,8 @@ def case_reference(case: Case) -> dict[str, Any]:
 
 
 def case_summary(harness: Harness, name: str) -> pd.DataFrame:
-    """Per case of experiment ``name``: runs, pass rate, failed runs and mean scores and costs."""
+    """Per case of experiment ``name``: runs, pass rate (over the runs with a pass), failed runs
+    and mean scores and costs (see :meth:`Experiment.summary`)."""
     import pandas as pd
 
     frames = harness.sheets(experiment=name, sheets=["runs", "tool_selections", "agent_metrics"], columns={
@@ -424,14 +469,15 @@ def case_summary(harness: Harness, name: str) -> pd.DataFrame:
         last = {ids[-1]: unit for unit, ids in folded}
         runs = pd.DataFrame([last[r] for r in last], columns=runs.columns)
     if runs.empty:
-        return pd.DataFrame(columns=["case_id", "runs", "passed", "failed", "answer_score", "tool_f1",
-                                     "trajectory_match", "latency_ms", "total_tokens", "total_cost"])
+        return pd.DataFrame(columns=["case_id", "runs", "pass_rate", "runs_with_pass", "failed_runs", "answer_score",
+                                     "tool_f1", "trajectory_match", "latency_ms", "total_tokens", "total_cost"])
     joined = (runs.merge(frames["tool_selections"], on="run_id", how="left")
               .merge(frames["agent_metrics"], on="run_id", how="left"))
-    joined["failed"] = (joined["status"] != "completed").astype(int)
+    joined["failed_runs"] = (joined["status"] != "completed").astype(int)
     order = list(dict.fromkeys(joined["case_id"]))
     grouped = joined.groupby("case_id", sort=False).agg(
-        runs=("run_id", "size"), passed=("passed", lambda s: s.astype("float64").mean()), failed=("failed", "sum"),
+        runs=("run_id", "size"), pass_rate=("passed", lambda s: s.astype("float64").mean()),
+        runs_with_pass=("passed", "count"), failed_runs=("failed_runs", "sum"),
         answer_score=("final_answer_quality", "mean"), tool_f1=("f1_score", "mean"),
         trajectory_match=("trajectory_match", "mean"), latency_ms=("total_time_ms", "mean"),
         total_tokens=("total_tokens", lambda s: s.astype("float64").mean()), total_cost=("total_cost", "mean"),

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import inspect
 import sys
 import threading
 from collections import defaultdict
@@ -23,14 +22,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evaluators import MAX_NAME_CHARS as _MAX_NAME_CHARS
 from evaluators import (
+    NOT_SCORED,
     SourcedScore,
-    failed_score,
     observed_trajectory,
     run_passed,
-    score_results,
 )
 
+from ..store import StoreBusy
 from ..tracing.record import now_iso, score_key, score_row
 from ..secrets.names import UnsafeName, check_name
 from ..secrets.redact import Redactor, host_redactor
@@ -39,6 +39,9 @@ from .answer import answer_of
 from .dataset import Case
 from .errors import ExperimentError
 from .loop import in_own_loop
+from .scorer_call import ScorerCalls, ScorerLimits
+from .selection import RunSelection
+from .views import read_only
 
 #: Runs read, scored and written at a time.
 BATCH_RUNS = 200
@@ -193,12 +196,12 @@ def case_of(run: Mapping[str, Any]) -> Case:
             turns = _turns(ref["turns"], fail)
         except DatasetError:
             turns = None
-    return Case(id=str(run.get("case_id") or run["run_id"]), input=run.get("inputs"), turns=turns,
+    return Case(id=str(run.get("case_id") or run["run_id"]), input=read_only(run.get("inputs")), turns=turns,
                 expected_tools=names("expected_tools"), reference_trajectory=names("reference_trajectory"),
-                reference_answer=ref.get("reference_answer"), answer_check=ref.get("answer_check"),
+                reference_answer=read_only(ref.get("reference_answer")), answer_check=ref.get("answer_check"),
                 tolerance=ref.get("tolerance"), threshold=ref.get("threshold"),
                 require_tools=bool(ref.get("require_tools")), answer_path=ref.get("answer_path"),
-                subject=ref.get("subject"), metadata=ref.get("metadata"))
+                subject=ref.get("subject"), metadata=read_only(ref.get("metadata")))
 
 
 def snapshots(store: Any, run_ids: Sequence[str]) -> Iterator[tuple[RunSnapshot, Case]]:
@@ -225,7 +228,8 @@ def _grouped(rows: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
 
 def _snapshot(run: Mapping[str, Any], case: Case, tools: list[dict[str, Any]], llm: list[dict[str, Any]],
               events: list[dict[str, Any]]) -> RunSnapshot:
-    outputs = run.get("outputs")
+    """The run as its scorers read it: built once, shared by them all, so read-only (:mod:`.views`)."""
+    outputs = read_only(run.get("outputs"))
     messages = outputs.get("messages") if isinstance(outputs, Mapping) else None
     try:
         trajectory = tuple(observed_trajectory(events))
@@ -233,10 +237,10 @@ def _snapshot(run: Mapping[str, Any], case: Case, tools: list[dict[str, Any]], l
         trajectory = ()
     completed = run.get("status") == "completed" and outputs is not None
     return RunSnapshot(
-        run_id=run["run_id"], status=run.get("status"), error=run.get("error"), inputs=run.get("inputs"),
+        run_id=run["run_id"], status=run.get("status"), error=run.get("error"), inputs=read_only(run.get("inputs")),
         outputs=outputs, answer=answer_of(outputs, case.answer_path) if completed else None,
-        tool_calls=tuple(ToolCall(t["tool_name"], t["tool_input"], t["tool_output"], t["status"],
-                                  t.get("agent_name"), t.get("error")) for t in tools),
+        tool_calls=tuple(ToolCall(t["tool_name"], read_only(t["tool_input"]), read_only(t["tool_output"]),
+                                  t["status"], t.get("agent_name"), t.get("error")) for t in tools),
         trajectory=trajectory, messages=tuple(messages) if isinstance(messages, list) else (),
         llm_calls=tuple(LLMCall(c["model"], c["prompt_tokens"], c["completion_tokens"], c["total_tokens"],
                                 c["total_cost"], c["status"], c.get("agent_name")) for c in llm),
@@ -249,40 +253,41 @@ def _snapshot(run: Mapping[str, Any], case: Case, tools: list[dict[str, Any]], l
 
 @dataclass
 class ScoringSummary:
-    """What a scoring pass did: runs scored, scores written, scores that failed (their errors,
-    the first few), and names refused because the run already had a score of that name."""
+    """What a scoring pass did: runs scored, scores written, scores that could not be made
+    (``failed``; per scorer in ``errored``; the first few errors in ``errors``), names refused
+    because the run already had a score of that name, and, when it was interrupted, the runs
+    it did not score (``not_scored``)."""
 
     runs: int = 0
     scores: int = 0
     failed: int = 0
     errors: list[str] = field(default_factory=list)
     refused: dict[str, int] = field(default_factory=dict)
+    errored: dict[str, int] = field(default_factory=dict)
+    not_scored: int = 0
+
+    def errors_line(self) -> str | None:
+        """``N score(s) could not be made: NAME N, ...`` (per scorer), or None when all were made."""
+        if not self.failed:
+            return None
+        per = ", ".join(f"{name} {count}" for name, count in sorted(self.errored.items(), key=lambda kv: -kv[1]))
+        return f"{self.failed} score(s) could not be made: {per}"
 
 
-async def _call(scorer: Scorer, run: RunSnapshot, case: Case) -> list[SourcedScore]:
-    try:
-        if inspect.iscoroutinefunction(scorer.fn) or inspect.iscoroutinefunction(getattr(scorer.fn, "__call__", None)):
-            result = await scorer.fn(run, case)
-        else:
-            result = await asyncio.to_thread(scorer.fn, run, case)
-            if inspect.isawaitable(result):
-                result = await result
-        results = score_results(scorer.name, result)
-    except Exception as exc:  # noqa: BLE001 - a failing scorer is a score with its error
-        results = [failed_score(scorer.name, exc)]
-    return [SourcedScore(r, scorer.source, scorer.spec) for r in results]
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C while scoring: what is stored stays; the text says what was not scored."""
 
 
-def _run_scorers(pairs: list[tuple[RunSnapshot, Case]], scorers: Sequence[Scorer],
-                 concurrency: int) -> list[list[SourcedScore]]:
-    async def main() -> list[list[SourcedScore]]:
+def _run_scorers(pairs: list[tuple[RunSnapshot, Case]], scorers: Sequence[Scorer], concurrency: int,
+                 calls: ScorerCalls) -> list[list[tuple[Scorer, list[SourcedScore]]]]:
+    async def main() -> list[list[tuple[Scorer, list[SourcedScore]]]]:
         gate = asyncio.Semaphore(concurrency)
 
-        async def one(run: RunSnapshot, case: Case) -> list[SourcedScore]:
-            out: list[SourcedScore] = []
+        async def one(run: RunSnapshot, case: Case) -> list[tuple[Scorer, list[SourcedScore]]]:
+            out = []
             for scorer in scorers:
                 async with gate:
-                    out += await _call(scorer, run, case)
+                    out.append((scorer, await calls.score(scorer, run, case)))
             return out
 
         return await asyncio.gather(*(one(run, case) for run, case in pairs))
@@ -290,82 +295,114 @@ def _run_scorers(pairs: list[tuple[RunSnapshot, Case]], scorers: Sequence[Scorer
     return in_own_loop(main())
 
 
-def call_scorers(pairs: list[tuple[Any, Any]], scorers: Sequence[Scorer], concurrency: int) -> list[list[SourcedScore]]:
+def call_scorers(pairs: list[tuple[Any, Any]], scorers: Sequence[Scorer], concurrency: int,
+                 calls: ScorerCalls) -> list[list[tuple[Scorer, list[SourcedScore]]]]:
     """Every scorer on every (subject, case) pair -- a run and its case, or a thread and its
-    case (:mod:`.threads`) -- at most ``concurrency`` at once: the one engine that calls scorers."""
-    return _run_scorers(pairs, scorers, concurrency)
+    case (:mod:`.threads`) -- at most ``concurrency`` at once, each call through ``calls``
+    (its time limit and isolation): the one engine that calls scorers."""
+    return _run_scorers(pairs, scorers, concurrency, calls)
 
 
 def score_runs(store: Any, run_ids: Sequence[str], scorers: Sequence[Scorer], *, concurrency: int = 4,
                replace: bool = False, summary: ScoringSummary | None = None,
-               redact: Redactor | None = None) -> ScoringSummary:
+               redact: Redactor | None = None, limits: ScorerLimits | None = None,
+               calls: ScorerCalls | None = None) -> ScoringSummary:
     """Score the runs ``run_ids`` with ``scorers`` (see the module doc) and write their scores
     and pass. Without ``replace``, a score of a name a run already has is not written (it is
     counted in ``refused``); with it, it replaces the old one. ``summary``: added to.
     ``redact``: the harness's redactor, which scrubs what a scorer said (its explanation, its
     error) before it is stored, as every other text of a run is (default: the rules and this
-    process's environment)."""
+    process's environment). ``limits``: each call's time limit and isolation
+    (:class:`~.scorer_call.ScorerLimits`), or ``calls``, a session of them to use. Ctrl-C
+    stops it: the batches written stay, and :class:`Interrupted` says how many runs were not scored."""
     if concurrency < 1:
         raise ExperimentError("concurrency must be at least 1")
     summary = summary if summary is not None else ScoringSummary()
+    redact = redact or host_redactor(())
+    session = calls or ScorerCalls(scorers, limits, redact=redact, workers=concurrency)
     batch: list[tuple[RunSnapshot, Case]] = []
+    done = 0
 
     def flush() -> None:
-        results = _run_scorers(batch, scorers, concurrency)
+        nonlocal done
+        results = call_scorers(batch, scorers, concurrency, session)
         _write(store, batch, results, replace, summary, redact)
+        done += len(batch)
         batch.clear()
 
-    redact = redact or host_redactor(())
-    for pair in snapshots(store, run_ids):
-        batch.append(pair)
-        if len(batch) >= BATCH_RUNS:
+    try:
+        for pair in snapshots(store, run_ids):
+            batch.append(pair)
+            if len(batch) >= BATCH_RUNS:
+                flush()
+        if batch:
             flush()
-    if batch:
-        flush()
+    except KeyboardInterrupt:
+        summary.not_scored += len(run_ids) - done
+        raise Interrupted(f"interrupted: {done} of {len(run_ids)} run(s) scored and stored, "
+                          f"{len(run_ids) - done} not scored") from None
+    finally:
+        if calls is None:
+            session.close()
     return summary
 
 
-def _write(store: Any, batch: list[tuple[RunSnapshot, Case]], results: list[list[SourcedScore]], replace: bool,
+def _write(store: Any, batch: list[tuple[RunSnapshot, Case]],
+           results: list[list[tuple[Scorer, list[SourcedScore]]]], replace: bool,
            summary: ScoringSummary, redact: Redactor) -> None:
     ids = [run.run_id for run, _ in batch]
     had = set() if replace else {(r["run_id"], r["name"])  # what a score may not replace
-                                 for r in store.rows("scores", ids, columns=["run_id", "name"])}
+                                 for r in store.rows("scores", ids, columns=["run_id", "name", "error"])
+                                 if r["error"] != NOT_SCORED}  # (a scorer's place held for it, not a score)
     created = now_iso()
     for scored in results:  # a name that holds a secret: the batch is refused before anything is stored
-        for s in scored:
-            safe_score_name(s.result.name)
-    rows = []
+        for _, scores in scored:
+            for s in scores:
+                safe_score_name(s.result.name)
+    rows, settled = [], []
     for (run, _), scored in zip(batch, results):
         summary.runs += 1
-        for s in scored:
-            if not replace and (run.run_id, s.result.name) in had:
-                summary.refused[s.result.name] = summary.refused.get(s.result.name, 0) + 1
-                continue
-            rows.append(score_row(run.run_id, s, created))
-            summary.scores += 1
-            if s.result.error:
-                summary.failed += 1
-                if len(summary.errors) < 5:
-                    summary.errors.append(f"{s.result.name} on run {run.run_id}: {s.result.error}")
+        for scorer, scores in scored:
+            # The place held for the scorer under its own name (NOT_SCORED) gives way to its scores.
+            for name in dict.fromkeys([scorer.name, *(s.result.name for s in scores)]):
+                settled.append((run.run_id, score_key(run.run_id, name), NOT_SCORED))
+            for s in scores:
+                if not replace and (run.run_id, s.result.name) in had:
+                    summary.refused[s.result.name] = summary.refused.get(s.result.name, 0) + 1
+                    continue
+                rows.append(score_row(run.run_id, s, created))
+                if s.result.error == NOT_SCORED:  # stopped before it ran: its place stays held
+                    summary.not_scored += 1
+                elif s.result.error:
+                    summary.failed += 1
+                    summary.errored[scorer.name] = summary.errored.get(scorer.name, 0) + 1
+                    if len(summary.errors) < 5:
+                        summary.errors.append(f"{s.result.name} on run {run.run_id}: {s.result.error}")
     redact_rows(rows, redact)
-    store.write_scores(rows, replace=replace, passed=run_passed)
+    summary.scores += store.write_scores(rows, replace=replace, passed=run_passed, settled=settled)
 
 
 class ScoringPipeline:
     """Scores an experiment's runs while the experiment goes on: each batch of runs handed to
     the writer is scored on a thread of its own once the writer has stored it, so scoring
     overlaps the runs that are still waiting on their models and only the last batch is left
-    when the last run ends (:meth:`finish`)."""
+    when the last run ends (:meth:`finish`). Every call of a scorer is limited
+    (:class:`~.scorer_call.ScorerLimits`); :meth:`stop` (Ctrl-C) ends it without waiting for
+    a scorer, and the runs it did not score keep their scores' places (:data:`NOT_SCORED`)."""
 
     def __init__(self, harness: Any, scorers: Sequence[Scorer], *, concurrency: int, replace: bool = True,
-                 batch: int = 25) -> None:
+                 batch: int = 25, limits: ScorerLimits | None = None) -> None:
         self.harness, self.scorers, self.concurrency, self.replace = harness, list(scorers), concurrency, replace
         self.batch = batch
         self.summary = ScoringSummary()
+        self.redact = host_redactor(harness.redact_rules)
+        self.calls = ScorerCalls(self.scorers, limits, redact=self.redact, workers=concurrency)
         self._waiting: list[str] = []
         self._done = False
+        self._stopped = False
         self._error: BaseException | None = None
         self._ready = threading.Condition()
+        self._ended = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="harness-scoring", daemon=True)
         self._thread.start()
 
@@ -378,14 +415,33 @@ class ScoringPipeline:
 
     def finish(self) -> ScoringSummary:
         """Score what is left and return what was done (a scorer's failure is a score; a
-        failure of scoring itself is raised here)."""
+        failure of scoring itself is raised here). Ctrl-C while it waits stops it (:meth:`stop`)."""
         with self._ready:
             self._done = True
             self._ready.notify()
-        self._thread.join()
+        try:
+            # (short waits on an event, not Thread.join: Ctrl-C is heard at once, and a join it
+            # interrupts would take the thread for ended while it still writes)
+            while not self._ended.wait(0.2):
+                pass
+        except KeyboardInterrupt:
+            self.stop()
+            raise
+        self.calls.close()
         if self._error is not None:
             raise self._error
         return self.summary
+
+    def stop(self, wait: float = 10.0) -> None:
+        """Stop now: no further batch is scored; the scores already made are written, a call
+        still running is abandoned (its score keeps its place, NOT_SCORED); worker processes
+        are stopped. Waits at most ``wait`` seconds for that write."""
+        with self._ready:
+            self._stopped = self._done = True
+            self._waiting = []
+            self._ready.notify()
+        self.calls.close()
+        self._ended.wait(wait)
 
     def _loop(self) -> None:
         try:
@@ -394,50 +450,71 @@ class ScoringPipeline:
                     while not self._done and len(self._waiting) < self.batch:
                         self._ready.wait()
                     ids, self._waiting, last = self._waiting, [], self._done
+                if self._stopped and not ids:
+                    return
                 if ids:
                     # The runs' rows first: the writer stores what it was handed, in order
                     # (the experiment's held runs are its own to hand on).
                     self.harness._writer.flush()
                     score_runs(self.harness.store, ids, self.scorers, concurrency=self.concurrency,
-                               replace=self.replace, summary=self.summary,
-                               redact=host_redactor(self.harness.redact_rules))
+                               replace=self.replace, summary=self.summary, redact=self.redact, calls=self.calls)
                 if last:
                     return
         except BaseException as exc:  # noqa: BLE001 - raised in the experiment's thread by finish()
-            self._error = exc
+            if not self._stopped:
+                self._error = exc
+        finally:
+            self._ended.set()
 
 
-def rescore(harness: Any, experiment: str, scorers: Iterable[Any], *, replace: bool = False,
-            concurrency: int = 4) -> ScoringSummary:
-    """Score the runs of ``experiment`` again with ``scorers``, from the store (the graph is not
-    imported or run; no run, model call or tool call is added); ``runs.passed`` follows. A
-    scorer whose name a run of the experiment already has a score of is refused (the
-    :class:`ExperimentError` names it), unless ``replace``."""
+def rescore(harness: Any, experiment: str | RunSelection | None, scorers: Iterable[Any], *, replace: bool = False,
+            concurrency: int = 4, limits: ScorerLimits | None = None) -> ScoringSummary:
+    """Score the runs of ``experiment`` (or of a :class:`~.selection.RunSelection`: named runs,
+    a workflow's, those since a time, inside experiments or not) again with ``scorers``, from
+    the store (the graph is not imported or run; no run, model call or tool call is added);
+    ``runs.passed`` follows. A scorer whose name a selected run already has a score of is
+    refused (the :class:`ExperimentError` names it), unless ``replace``. ``limits``: each
+    call's time limit and isolation. One rescore of an experiment (or of runs outside one) at
+    a time per store: another command rescoring it meanwhile is refused
+    (:class:`ExperimentError`), so two never leave a mix of their scores."""
     chosen = scorers_of(scorers)
     if not chosen:
         raise ExperimentError("give at least one scorer (--scorer MODULE:FUNCTION)")
     harness.flush()
     store = harness.store
-    run_ids = [r["run_id"] for r in store.rows("runs", columns=["run_id"], where={"experiment": experiment})]
-    if not run_ids:
-        raise ExperimentError(f"no experiment {experiment!r} in the store")
+    selection = experiment if isinstance(experiment, RunSelection) else RunSelection.of(experiment)
+    held = f"rescore:{selection.experiment}" if selection.experiment is not None else "rescore:runs"
+    try:
+        with store.exclusive(held):
+            return _rescore(harness, store, selection, chosen, replace, concurrency, limits)
+    except StoreBusy:
+        what = (f"experiment {selection.experiment!r} is" if selection.experiment is not None
+                else "runs outside experiments are")
+        raise ExperimentError(f"{what} being rescored by another command; run this one again when it has "
+                              "finished") from None
+
+
+def _rescore(harness: Any, store: Any, selection: RunSelection, chosen: list[Scorer], replace: bool,
+             concurrency: int, limits: ScorerLimits | None) -> ScoringSummary:
+    run_ids = selection.run_ids(store)
     if not replace:
         taken = set()
         for start in range(0, len(run_ids), BATCH_RUNS * 5):
-            taken |= {r["name"] for r in store.rows("scores", run_ids[start:start + BATCH_RUNS * 5], columns=["name"])}
+            taken |= {r["name"] for r in store.rows("scores", run_ids[start:start + BATCH_RUNS * 5],
+                                                      columns=["name", "error"]) if r["error"] != NOT_SCORED}
         clash = sorted({s.name for s in chosen} & taken)
         if clash:
-            raise ExperimentError(f"experiment {experiment!r} already has scores named {', '.join(map(repr, clash))}; "
+            raise ExperimentError(f"{selection.describe()} already has scores named {', '.join(map(repr, clash))}; "
                                   "give --replace to replace them")
     return score_runs(store, run_ids, chosen, concurrency=concurrency, replace=replace,
-                      redact=host_redactor(harness.redact_rules))
+                      redact=host_redactor(harness.redact_rules), limits=limits)
 
 
 # --- human labels ----------------------------------------------------------------------------
 
 _TRUE, _FALSE = ("true", "yes", "pass", "passed"), ("false", "no", "fail", "failed")
 #: The longest score name taken.
-MAX_NAME_CHARS = 200
+MAX_NAME_CHARS = _MAX_NAME_CHARS
 #: The longest name of a person who labels.
 MAX_RATER_CHARS = 100
 
@@ -511,9 +588,7 @@ def label(store: Any, run: str, name: str, value: Any, *, comment: str | None = 
     score ``name`` (source ``human``), replacing an earlier label of that name by the same
     person (``by``; labels by different people stand side by side), never a check's or a
     scorer's score; the run's pass follows. Returns the row written."""
-    from ..view.read import resolve_run_id
-
-    run_id = resolve_run_id(store, run)
+    run_id = store.resolve_run_id(run)
     row = label_row(run_id, name, value, comment=comment, by=by)
     write_labels(store, [row], redact)
     return row
@@ -531,3 +606,15 @@ def write_labels(store: Any, rows: Sequence[dict[str, Any]], redact: Redactor | 
                                  f"{found['name']!r}; a label takes another name")
     redact_rows(list(rows), redact or host_redactor(()))  # a comment may quote what it judges
     return store.write_scores(rows, replace=True, passed=run_passed)
+
+
+def delete_scores(store: Any, selection: RunSelection, names: Iterable[str]) -> tuple[int, int]:
+    """Delete the scores named ``names`` of the selected runs; each run's pass follows
+    (:func:`evaluators.run_passed`). Returns (scores deleted, runs selected);
+    :class:`ExperimentError` when no selected run has a score of those names."""
+    wanted = [score_name(n) for n in names]
+    run_ids = selection.run_ids(store)
+    deleted = store.delete_scores(run_ids, wanted, passed=run_passed)
+    if not deleted:
+        raise ExperimentError(f"no score named {', '.join(map(repr, wanted))} on {selection.describe()}")
+    return deleted, len(run_ids)

@@ -35,6 +35,7 @@ from ..tracing.rows import redact_rows
 from .answer import answer_of
 from .dataset import Case
 from .errors import ExperimentError
+from .scorer_call import ScorerCalls, ScorerLimits
 from .scoring import RunSnapshot, Scorer, ScoringSummary, call_scorers, case_of, scorers_of, snapshots
 
 #: Threads read, scored and written at a time.
@@ -172,41 +173,48 @@ def _decoded(preview: Any) -> Any:
 
 def score_threads(store: Any, thread_ids: Sequence[str], scorers: Sequence[Scorer], *, concurrency: int = 4,
                   replace: bool = False, summary: ScoringSummary | None = None,
-                  redact: Redactor | None = None) -> ScoringSummary:
+                  redact: Redactor | None = None, limits: ScorerLimits | None = None) -> ScoringSummary:
     """Score the threads ``thread_ids`` with thread ``scorers`` and store their scores once per
     thread (see the module doc); ``runs.passed`` follows. Without ``replace`` a name the
     thread already has a score of is not written (counted in ``refused``). ``summary.runs``
-    counts threads."""
+    counts threads. ``limits``: each call's time limit and isolation, as for run scorers."""
     if concurrency < 1:
         raise ExperimentError("concurrency must be at least 1")
     summary = summary if summary is not None else ScoringSummary()
     redact = redact or host_redactor(())
     batch: list[tuple[ThreadSnapshot, Case | None]] = []
+    calls = ScorerCalls(scorers, limits, redact=redact, workers=concurrency)
 
     def flush() -> None:
-        results = call_scorers(batch, scorers, concurrency)
+        results = call_scorers(batch, scorers, concurrency, calls)
         _write(store, batch, results, replace, summary, redact)
         batch.clear()
 
-    for pair in thread_snapshots(store, list(dict.fromkeys(thread_ids))):
-        batch.append(pair)
-        if len(batch) >= BATCH_THREADS:
+    try:
+        for pair in thread_snapshots(store, list(dict.fromkeys(thread_ids))):
+            batch.append(pair)
+            if len(batch) >= BATCH_THREADS:
+                flush()
+        if batch:
             flush()
-    if batch:
-        flush()
+    finally:
+        calls.close()
     return summary
 
 
-def _write(store: Any, batch: list[tuple[ThreadSnapshot, Case | None]], results: list[list[SourcedScore]],
-           replace: bool, summary: ScoringSummary, redact: Redactor) -> None:
+def _write(store: Any, batch: list[tuple[ThreadSnapshot, Case | None]],
+           results: list[list[tuple[Scorer, list[SourcedScore]]]], replace: bool, summary: ScoringSummary,
+           redact: Redactor) -> None:
     created = now_iso()
-    rows = []
+    rows, made_by = [], {}
     for (thread, _), scored in zip(batch, results):
         summary.runs += 1
-        for s in scored:
-            row = score_row(thread.last.run_id, s, created)
-            row.update(row_key=thread_key(thread.thread_id, s.result.name), thread_id=thread.thread_id)
-            rows.append(row)
+        for scorer, scores in scored:
+            for s in scores:
+                row = score_row(thread.last.run_id, s, created)
+                row.update(row_key=thread_key(thread.thread_id, s.result.name), thread_id=thread.thread_id)
+                rows.append(row)
+                made_by[row["row_key"]] = scorer.name
     threads = [thread.thread_id for thread, _ in batch]
     before = {r["row_key"]: r["run_id"] for r in store.rows("scores", columns=["run_id"],
                                                              where={"thread_id": threads}, with_keys=True)}
@@ -219,14 +227,15 @@ def _write(store: Any, batch: list[tuple[ThreadSnapshot, Case | None]], results:
                 kept.append(row)
         rows = kept
     for row in rows:
-        summary.scores += 1
         if row.get("error"):
             summary.failed += 1
+            name = made_by[row["row_key"]]
+            summary.errored[name] = summary.errored.get(name, 0) + 1
             if len(summary.errors) < 5:
                 summary.errors.append(f"{row['name']} on thread {row['thread_id']}: {row['error']}")
     redact_rows(rows, redact)
     moved = sorted({before[r["row_key"]] for r in rows if r["row_key"] in before} - {r["run_id"] for r in rows})
-    store.write_scores(rows, replace=replace, passed=run_passed, also=moved)
+    summary.scores += store.write_scores(rows, replace=replace, passed=run_passed, also=moved)
 
 
 def experiment_threads(store: Any, experiment: str) -> list[str]:
@@ -243,7 +252,7 @@ def all_threads(store: Any) -> list[str]:
 
 def resolve_threads(store: Any, given: Iterable[str]) -> list[str]:
     """Thread ids as a user gives them (whole, or a unique start of 4+ characters)."""
-    from ..view.threads import ThreadIdError, resolve_thread_id
+    from ..store import ThreadIdError, resolve_thread_id
 
     try:
         return list(dict.fromkeys(resolve_thread_id(store, text) for text in given))
@@ -252,11 +261,13 @@ def resolve_threads(store: Any, given: Iterable[str]) -> list[str]:
 
 
 def rescore_threads(harness: Any, scorers: Iterable[Any], *, threads: Sequence[str] | None = None,
-                    experiment: str | None = None, replace: bool = False, concurrency: int = 4) -> ScoringSummary:
+                    experiment: str | None = None, replace: bool = False, concurrency: int = 4,
+                    limits: ScorerLimits | None = None) -> ScoringSummary:
     """Score threads with thread ``scorers`` from the store (nothing is run again): the
     threads named (``threads``: ids or unique starts), else those of ``experiment``, else every
     thread of the store. A scorer whose name a chosen thread already has a score of is refused
-    (the :class:`ExperimentError` names it) unless ``replace``."""
+    (the :class:`ExperimentError` names it) unless ``replace``. ``limits``: each call's time
+    limit and isolation."""
     chosen = scorers_of(scorers)
     if not chosen:
         raise ExperimentError("give at least one thread scorer (--scorer MODULE:FUNCTION)")
@@ -280,7 +291,7 @@ def rescore_threads(harness: Any, scorers: Iterable[Any], *, threads: Sequence[s
             raise ExperimentError(f"the threads already have scores named {', '.join(map(repr, clash))}; "
                                   "give --replace to replace them")
     return score_threads(store, ids, chosen, concurrency=concurrency, replace=replace,
-                         redact=host_redactor(harness.redact_rules))
+                         redact=host_redactor(harness.redact_rules), limits=limits)
 
 
 __all__ = ["Interrupt", "ThreadSnapshot", "all_threads", "experiment_threads", "rescore_threads", "score_threads",

@@ -16,7 +16,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from ..view.formats import abbreviate
+from ..tracing.encode import payload_text
 from .dataset import Case
 
 
@@ -41,6 +41,12 @@ def turn_case(case: Case, index: int) -> Case | None:
     return None
 
 
+def _glance(value: Any, limit: int) -> str:
+    """``value`` as one line of at most ``limit`` characters (text, else its JSON), ``…`` where cut."""
+    line = " ".join(payload_text(value).split())
+    return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
 class TurnsVerdict:
     """The case's verdict on its turns, as they are played (module doc)."""
 
@@ -58,10 +64,10 @@ class TurnsVerdict:
         interrupts ``asked`` or at none; the case ``expected`` it to stop at one or not."""
         turn = f"turn {index + 1} of {self.total}"
         if not ok:
-            self.reason = f"{turn} failed: {abbreviate(error or 'it did not complete', 300)}"
+            self.reason = f"{turn} failed: {_glance(error or 'it did not complete', 300)}"
         elif asked and not expected:
             self.reason = (f"{turn} stopped at an interrupt the case does not expect (it asked "
-                           f"{abbreviate(asked[0], 120)})")
+                           f"{_glance(asked[0], 120)})")
         elif expected and not asked:
             self.reason = f"{turn} finished without stopping at the interrupt the case expects"
         else:

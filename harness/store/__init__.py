@@ -7,26 +7,31 @@ written when it can.
 """
 
 from .base import DEFAULT_STORE, Store, store_url
-from .errors import StoreError, StoreUnavailable
+from .errors import MIN_PREFIX, RunIdError, StoreBusy, StoreError, StoreUnavailable, ThreadIdError
 from .values import ROW_KEY, content_key, json_text
 from .spool import Spool
-from .threads import ThreadRun, run_ids_of_thread, thread_ids_starting, thread_runs
+from .threads import ThreadRun, resolve_thread_id, run_ids_of_thread, thread_ids_starting, thread_runs
 from .sqlite import SQLiteStore, resolve_store_path
 from .postgres import PostgresStore  # noqa: E402 - registered after SQLite: asked first
 
 __all__ = [
     "DEFAULT_STORE",
+    "MIN_PREFIX",
     "PostgresStore",
     "ROW_KEY",
+    "RunIdError",
     "SQLiteStore",
     "Spool",
     "Store",
+    "StoreBusy",
     "StoreError",
     "StoreUnavailable",
+    "ThreadIdError",
     "ThreadRun",
     "content_key",
     "json_text",
     "resolve_store_path",
+    "resolve_thread_id",
     "run_ids_of_thread",
     "store_url",
     "thread_ids_starting",

@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import config
 from ..schema import ALL_SHEET_NAMES, ALL_SHEETS, SHEET_NAMES, Sheet, sheet as sheet_named
-from .errors import StoreError, StoreUnavailable
+from .errors import MIN_PREFIX, RunIdError, StoreBusy, StoreError, StoreUnavailable
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .threads import link_turns
-from .values import ROW_KEY, content_key, decode, encode_rows, json_text
+from .values import ROW_KEY, content_key, decode, encode_rows, encode_value, json_text
 
 if TYPE_CHECKING:
     import pandas as pd  # imported when sheets are read: the writer process never needs it
@@ -374,31 +374,67 @@ class Store:
         return problems
 
     def write_scores(self, rows: Sequence[Mapping[str, Any]], *, replace: bool = False,
-                     passed: Callable[[str | None, list[int | None]], bool | None],
-                     also: Sequence[str] = ()) -> int:
+                     passed: Callable[[str | None, list[dict[str, Any]]], bool | None],
+                     settled: Sequence[tuple[str, str, str]] = (), also: Sequence[str] = ()) -> int:
         """Write scores rows and, in the same transaction, each of their runs' pass:
-        ``passed(status, every pass of the run's scores)`` (the one definition, given by the
-        caller), stored in ``runs.passed``. ``replace``: a score of the same run and name is
-        overwritten; else it is kept and the new one skipped. ``also``: runs whose pass is
-        recomputed too (a thread's score that moved from them to a later turn). Returns the
-        rows written."""
-        if not rows and not also:
+        ``passed(status, the run's scores rows: passed, error, scorer)`` (the one definition,
+        given by the caller), stored in ``runs.passed``. ``replace``: a score of the same run
+        and name is overwritten; else it is kept and the new one skipped. ``settled``: (run id,
+        row key, error) of places held for scores, removed first when they still hold that
+        error (the scorer has run: its scores take their place, whatever their names).
+        ``also``: runs whose pass is recomputed too (a thread's score that moved from them to a
+        later turn). Each row gets its run's ``experiment`` and ``case_id`` (the scores sheet
+        reads alone). Returns the rows written."""
+        if not rows and not settled and not also:
             return 0
-        ids = list(dict.fromkeys([*(str(r["run_id"]) for r in rows), *also]))
+        ids = list(dict.fromkeys([*(str(r["run_id"]) for r in rows), *(run_id for run_id, _, _ in settled), *also]))
         mark = self.placeholder
         # (immediate: it reads what it then writes, while other processes may be writing runs)
         with self.transaction(immediate=True):
-            written = self.replace("scores", rows) if replace else self._insert(sheet_named("scores"), rows)
-            statuses = {r["run_id"]: r["status"] for r in self.rows("runs", ids, columns=["run_id", "status"])}
-            passes: dict[str, list[int | None]] = {run_id: [] for run_id in statuses}
-            for r in self.rows("scores", ids, columns=["run_id", "passed"]):
-                passes.setdefault(r["run_id"], []).append(r["passed"])
-            updates = []
-            for run_id, status in statuses.items():
-                verdict = passed(status, passes.get(run_id, []))
-                updates.append((None if verdict is None else int(verdict), run_id))
-            self._executemany(f'UPDATE "runs" SET passed = {mark} WHERE run_id = {mark}', updates)
+            if settled:
+                self._executemany(f'DELETE FROM "scores" WHERE {ROW_KEY} = {mark} AND error = {mark}',
+                                  [(key, error) for _, key, error in settled])
+            places = {r["run_id"]: r for r in self.rows("runs", ids, columns=["run_id", "experiment", "case_id"])}
+            rows = [{**r, "experiment": places.get(str(r["run_id"]), {}).get("experiment"),
+                     "case_id": places.get(str(r["run_id"]), {}).get("case_id")} for r in rows]
+            written = (self.replace("scores", rows) if replace else self._insert(sheet_named("scores"), rows)) if rows else 0
+            self._store_passed(ids, passed)
         return written
+
+    def delete_scores(self, run_ids: Sequence[str], names: Sequence[str], *,
+                      passed: Callable[[str | None, list[dict[str, Any]]], bool | None]) -> int:
+        """Delete the scores named ``names`` of the runs ``run_ids`` and, in the same
+        transaction, store each of those runs' pass again (see :meth:`write_scores`).
+        Returns the rows deleted."""
+        ids, wanted = list(dict.fromkeys(run_ids)), list(dict.fromkeys(names))
+        if not ids or not wanted:
+            return 0
+        deleted = 0
+        with self.transaction(immediate=True):
+            for start in range(0, len(ids), 500):
+                chunk = ids[start:start + 500]
+                found = self._fetchall(
+                    f'SELECT COUNT(*) FROM "scores" WHERE run_id IN ({self._marks(len(chunk))}) '
+                    f"AND name IN ({self._marks(len(wanted))})", [*chunk, *wanted])
+                deleted += int(found[0][0])
+                self._execute(f'DELETE FROM "scores" WHERE run_id IN ({self._marks(len(chunk))}) '
+                              f"AND name IN ({self._marks(len(wanted))})", [*chunk, *wanted])
+                self._store_passed(chunk, passed)
+        return deleted
+
+    def _store_passed(self, ids: Sequence[str],
+                      passed: Callable[[str | None, list[dict[str, Any]]], bool | None]) -> None:
+        """``runs.passed`` of the runs ``ids`` from their scores now (inside the caller's transaction)."""
+        mark = self.placeholder
+        statuses = {r["run_id"]: r["status"] for r in self.rows("runs", ids, columns=["run_id", "status"])}
+        scores: dict[str, list[dict[str, Any]]] = {run_id: [] for run_id in statuses}
+        for r in self.rows("scores", ids, columns=["run_id", "passed", "error", "scorer"]):
+            scores.setdefault(r["run_id"], []).append(r)
+        updates = []
+        for run_id, status in statuses.items():
+            verdict = passed(status, scores.get(run_id, []))
+            updates.append((None if verdict is None else int(verdict), run_id))
+        self._executemany(f'UPDATE "runs" SET passed = {mark} WHERE run_id = {mark}', updates)
 
     def replace(self, sheet: str | Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
         """Insert rows, or overwrite in place any row with the same ``row_key`` (for rows
@@ -421,6 +457,65 @@ class Store:
             if inserts:
                 self._executemany(self._insert_sql[s.name], inserts)
         return len(batch)
+
+    def update(self, sheet: str | Sheet, rows: Iterable[Mapping[str, Any]]) -> int:
+        """Set some columns of rows already stored, each found by its ``row_key``: every
+        mapping holds the key and the columns to set (mappings may set different columns),
+        in one transaction (a savepoint of the caller's). A key the sheet does not hold
+        changes nothing; an unknown column is an error. Returns the rows changed."""
+        s = sheet if isinstance(sheet, Sheet) else sheet_named(sheet)
+        groups: dict[tuple[str, ...], list[list[Any]]] = {}
+        for row in rows:
+            names = tuple(n for n in row if n != ROW_KEY)
+            try:
+                kinds = [s.column(n).kind for n in names]
+            except KeyError as exc:
+                raise StoreError(str(exc.args[0])) from None
+            if names:
+                groups.setdefault(names, []).append(
+                    [*(encode_value(k, row[n]) for n, k in zip(names, kinds)), row[ROW_KEY]])
+        if not groups:
+            return 0
+        mark, changed = self.placeholder, 0
+        with self.transaction():
+            for names, batch in groups.items():
+                assignments = ", ".join(f'"{n}" = {mark}' for n in names)
+                changed += self._executemany(f'UPDATE "{s.name}" SET {assignments} WHERE {ROW_KEY} = {mark}', batch)
+        return changed
+
+    # --- one holder at a time -----------------------------------------------------------
+    @contextlib.contextmanager
+    def exclusive(self, key: str) -> Iterator[None]:
+        """Hold ``key`` for the ``with`` block, alone among every process using this store
+        (e.g. one rescore of an experiment at a time); :class:`StoreBusy` at once when another
+        holds it. Released when the block ends, and by the system when the process dies (an
+        engine's lock: a file lock beside a SQLite file, a PostgreSQL session advisory lock)."""
+        token = (self.location, key)
+        with _held_lock:
+            if token in _held:
+                raise StoreBusy(f"{key!r} is held by another task of this process")
+            _held.add(token)
+        try:
+            with self._lock:
+                taken = self._try_hold(key)
+            if not taken:
+                raise StoreBusy(f"{key!r} is held by another process using store {self.display!r}")
+            try:
+                yield
+            finally:
+                with self._lock, contextlib.suppress(Exception):
+                    self._let_go(key)
+        finally:
+            with _held_lock:
+                _held.discard(token)
+
+    def _try_hold(self, key: str) -> bool:
+        """Take the engine's lock of ``key`` without waiting; whether it was free (by default:
+        a store no other process can open needs none)."""
+        return True
+
+    def _let_go(self, key: str) -> None:
+        """Release the engine's lock of ``key``."""
 
     # --- reading ------------------------------------------------------------------------
     def rows(
@@ -520,12 +615,33 @@ class Store:
             f'SELECT run_id FROM "runs" WHERE run_id >= {mark} AND run_id < {mark} ORDER BY run_id LIMIT {mark}',
             (prefix, prefix + "\U0010ffff", limit))]
 
+    def resolve_run_id(self, text: str) -> str:
+        """The run ``text`` names: its full id, or a unique start of it of at least
+        :data:`MIN_PREFIX` characters; :class:`RunIdError` (one line) otherwise."""
+        given = text.strip()
+        found = self.run_ids_starting(given, limit=3) if given else []
+        if given in found:
+            return given
+        if not found:
+            raise RunIdError(f"no run {given!r} in store {self.display}")
+        if len(given) < MIN_PREFIX:
+            raise RunIdError(f"run id prefix {given!r} is too short: give at least {MIN_PREFIX} characters")
+        if len(found) > 1:
+            more = ", ..." if len(found) > 2 else ""
+            raise RunIdError(f"run id prefix {given!r} is ambiguous: {found[0]}, {found[1]}{more} start with it; "
+                             "give more characters")
+        return found[0]
+
+    def resolve_run_ids(self, texts: Iterable[str]) -> list[str]:
+        """Each of ``texts`` resolved (:meth:`resolve_run_id`), duplicates dropped, order kept."""
+        return list(dict.fromkeys(self.resolve_run_id(text) for text in texts))
+
     def sheets(self, run_ids: Sequence[str] | None = None, *, sheets: Iterable[str] | None = None,
                columns: Mapping[str, Sequence[str]] | Sequence[str] | None = None,
                experiment: str | Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
         """The sheets as DataFrames (spec order; spec columns first, then extras), read in
         the store as far as asked: ``run_ids`` / ``experiment`` (one name or several) keep
-        those runs' rows, ``sheets`` names the sheets to read (default all fifteen) and
+        those runs' rows, ``sheets`` names the sheets to read (default all sixteen) and
         ``columns`` the columns (one list for every sheet that has them, or per sheet).
 
         Columns have their schema kind's dtype: ``Int64``, ``float64``, and for timestamps
@@ -625,6 +741,14 @@ class Store:
 #: child inherited, kept referenced so they are never used or closed there.
 _open_stores: weakref.WeakSet[Store] = weakref.WeakSet()
 _inherited: list[Any] = []
+#: (store location, key) held by :meth:`Store.exclusive` in this process.
+_held: set[tuple[str, str]] = set()
+_held_lock = threading.Lock()
+
+
+def lock_number(key: str) -> int:
+    """A key as a signed 64-bit number (PostgreSQL's advisory lock id, a byte of a lock file)."""
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
 
 
 def _after_fork_in_child() -> None:

@@ -35,6 +35,21 @@ def _number_threads(store: Any) -> None:
     renumber(store)
 
 
+def _errors_are_unknown(store: Any) -> None:
+    """Stores written before a run's pass had three values stored an errored score as a fail
+    (0): it is now unknown (empty), and so is the pass of a completed run that nothing else
+    failed (evaluators.run_passed; the judge, which never gates, left aside as it was)."""
+    never_gate = ("evaluators.LLMJudge", "harness.scorers.trajectory_match", "evaluators.agent_overall")
+    marks = ", ".join(store.placeholder for _ in never_gate)
+    store._execute('UPDATE "scores" SET passed = NULL WHERE error IS NOT NULL AND passed IS NOT NULL')
+    store._execute(
+        'UPDATE "runs" SET passed = NULL WHERE passed = 0 AND status = \'completed\' '
+        'AND EXISTS (SELECT 1 FROM "scores" s WHERE s.run_id = "runs".run_id AND s.error IS NOT NULL '
+        f'AND (s.scorer IS NULL OR s.scorer NOT IN ({marks}))) '
+        'AND NOT EXISTS (SELECT 1 FROM "scores" s WHERE s.run_id = "runs".run_id AND s.error IS NULL AND s.passed = 0)',
+        never_gate)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the fifteen sheets, assessment_records and export_marks"),
     Migration(2, "runs.experiment, runs.case_id, runs.repeat_index: a run's place in an experiment"),
@@ -55,6 +70,18 @@ MIGRATIONS: tuple[Migration, ...] = (
                  "interrupts it stopped at, what it resumed with and which run it resumed); scores.thread_id (a "
                  "thread scorer's score); the runs_thread index; the turns of the threads already stored",
               apply=_number_threads),
+    Migration(11, "a score that could not be made has no pass (unknown, never a fail): scores.passed emptied "
+                  "where scores.error is set, and runs.passed emptied where only such a score had failed the run",
+              apply=_errors_are_unknown),
+    Migration(12, "llm_calls: cache_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, reasoning_tokens, "
+                  "audio_input_tokens, audio_output_tokens, usage_note, cost_note (a call's tokens by kind, priced "
+                  "each at its own price) and priced_at, previous_total_cost, previous_price_table (harness reprice); "
+                  "runs: cache_read_tokens, cache_write_tokens, reasoning_tokens (their sums per run)"),
+    Migration(13, "scores.experiment and scores.case_id: a score's experiment and case beside it, so the scores "
+                 "sheet reads alone (filled in from runs)", lambda store: store._execute(
+                     'UPDATE "scores" SET experiment = (SELECT r.experiment FROM "runs" r WHERE r.run_id = '
+                     '"scores".run_id), case_id = (SELECT r.case_id FROM "runs" r WHERE r.run_id = "scores".run_id)')),
 )
+
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -16,8 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from ..inputs import not_regular
-from .base import Store, StoreError, StoreUnavailable, register_engine, store_url
+from .base import Store, StoreError, StoreUnavailable, lock_number, register_engine, store_url
 from .migrations import SCHEMA_VERSION
+
+try:
+    import fcntl
+except ImportError:  # (Windows: a store's locks hold within one process)
+    fcntl = None  # type: ignore[assignment]
 
 #: How long opening a store waits for another program's lock (writes wait BUSY_SECONDS).
 OPEN_BUSY_SECONDS, BUSY_SECONDS = 5, 30
@@ -239,6 +244,23 @@ class SQLiteStore(Store):
                     self._conn.rollback()
                 raise
 
+    def _try_hold(self, key: str) -> bool:
+        """A byte of the lock file beside the store (``NAME.db.lock``), locked with
+        ``fcntl.lockf``: the system releases it when the process ends."""
+        if not self.shareable or fcntl is None:
+            return True
+        fd = _lock_file(self.absolute_path.with_name(self.absolute_path.name + ".lock"))
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, lock_number(key) & 0x7FFFFFFF)
+        except OSError:
+            return False
+        return True
+
+    def _let_go(self, key: str) -> None:
+        if self.shareable and fcntl is not None:
+            fd = _lock_file(self.absolute_path.with_name(self.absolute_path.name + ".lock"))
+            fcntl.lockf(fd, fcntl.LOCK_UN, 1, lock_number(key) & 0x7FFFFFFF)
+
     def _sequence_column(self) -> str:
         # The rowid: a new row gets the largest plus one.
         return "_seq INTEGER PRIMARY KEY"
@@ -277,3 +299,15 @@ def _errors() -> Iterator[None]:
     except sqlite3.Error as exc:
         unavailable = isinstance(exc, sqlite3.OperationalError) or type(exc) is sqlite3.DatabaseError
         raise (StoreUnavailable if unavailable else StoreError)(f"store error: {exc}") from exc
+
+
+#: Lock files open in this process, by path: kept open (closing any descriptor of a file
+#: would release every lock this process holds on it).
+_lock_files: dict[str, int] = {}
+
+
+def _lock_file(path: Path) -> int:
+    fd = _lock_files.get(str(path))
+    if fd is None:
+        fd = _lock_files[str(path)] = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    return fd

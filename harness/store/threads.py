@@ -16,6 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import MIN_PREFIX, ThreadIdError
+
 Store = Any  # a harness.store.base.Store (which imports this module)
 
 #: The ``runs`` columns a thread's summary is made from.
@@ -164,6 +166,23 @@ def thread_ids_starting(store: Store, prefix: str, limit: int = 3) -> list[str]:
     return [r[0] for r in store._fetchall(
         f'SELECT DISTINCT thread_id FROM "runs" WHERE substr(thread_id, 1, {len(prefix)}) = {mark} '
         f"ORDER BY thread_id LIMIT {int(limit)}", (prefix,))]
+
+
+def resolve_thread_id(store: Store, text: str) -> str:
+    """The thread ``text`` names: its whole id, or a unique start of one of at least
+    :data:`~.errors.MIN_PREFIX` characters (a store query, like a run id's)."""
+    given = text.strip() if isinstance(text, str) else str(text)
+    found = thread_ids_starting(store, given) if given else []
+    if given in found:
+        return given
+    if not found:
+        raise ThreadIdError(f"no thread {given!r} in store {store.display} (harness threads lists them)")
+    if len(given) < MIN_PREFIX:
+        raise ThreadIdError(f"thread id start {given!r} is too short: give at least {MIN_PREFIX} characters")
+    if len(found) > 1:
+        raise ThreadIdError(f"thread id start {given!r} is ambiguous: {found[0]}, {found[1]}"
+                            f"{', ...' if len(found) > 2 else ''} start with it; give more characters")
+    return found[0]
 
 
 def run_ids_of_thread(store: Store, thread_id: str) -> list[str]:

@@ -79,6 +79,13 @@ def encode_rows(s: Sheet, rows: Iterable[Mapping[str, Any]]) -> list[list[Any]]:
     return batch
 
 
+def encode_value(kind: str, value: Any) -> Any:
+    """One value as a column of ``kind`` stores it (None stays None)."""
+    if value is None or value.__class__ is _STORED_TYPES[kind]:
+        return value
+    return _ENCODERS[kind](value)
+
+
 def decode(kind: str, value: Any) -> Any:
     """A stored value read back: JSON text decoded (kept as text when it is not JSON, e.g. cut)."""
     if value is None or kind != "json":

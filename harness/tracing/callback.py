@@ -20,10 +20,10 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from .events import (CHAIN, END, ERROR, HANDOFF, MODEL, TOOL, Assembly, Event, describe_error,
-                     describe_traceback, error_type_name, handoff_destination, interrupts_of, is_control_flow,
-                     is_handoff)
-from .frozen import freeze, freeze_messages, freeze_preview, freeze_result, held_bytes
+from .events import (CHAIN, END, ERROR, HANDOFF, MODEL, TOOL, Assembly, Event, error_type_name,
+                     handoff_destination, interrupts_of, is_control_flow, is_handoff)
+from .tracebacks import describe_error, describe_traceback
+from .frozen import freeze, freeze_messages, freeze_preview, freeze_result, freeze_whole, held_bytes
 
 logger = logging.getLogger("harness")
 
@@ -58,6 +58,7 @@ class HarnessCallbackHandler(BaseCallbackHandler):
         self.held = 0  # about how many bytes the frozen payloads in the log hold
         self.failed_chains: list[int] = []  # chains (the graph, nodes) that ended in an error
         self._overflow: set[int] = set()  # starts not logged (log full) whose ends are pending
+        self._roots: set[int] = set()  # chains without a parent: the graphs the caller invoked
         self._assembly = Assembly()
         self._lock = threading.Lock()
 
@@ -124,6 +125,7 @@ class HarnessCallbackHandler(BaseCallbackHandler):
             self.log, self.streamed, self.held = [], {}, 0
             self.failed_chains = []
             self._overflow = set()
+            self._roots = set()
             self._assembly = Assembly()
         return log, streamed, held
 
@@ -145,7 +147,11 @@ class HarnessCallbackHandler(BaseCallbackHandler):
                 return self._drop(run_id)
             name = kwargs.get("name") or (serialized or {}).get("name") or "chain"
             is_node = bool(metadata) and metadata.get("langgraph_node") == name and _step_tagged(tags)
-            frozen = freeze_preview(inputs)  # rows keep a preview of a chain's payloads
+            if parent_run_id is None:  # the graph the caller invoked: the run's input (runs.inputs), whole
+                self._roots.add(run_id.int)
+                frozen = freeze_whole(inputs)
+            else:
+                frozen = freeze_preview(inputs)  # rows keep a preview of a chain's payloads
             self.held += held_bytes(frozen)
             log.append((CHAIN, run_id.int, parent_run_id.int if parent_run_id else None, time.time_ns(), name,
                         is_node, frozen, metadata))
@@ -154,7 +160,8 @@ class HarnessCallbackHandler(BaseCallbackHandler):
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
         try:
-            frozen = freeze_preview(outputs)
+            roots = self._roots
+            frozen = freeze_whole(outputs) if roots and run_id.int in roots else freeze_preview(outputs)
             self.held += held_bytes(frozen)
             self._end(run_id, (END, run_id.int, time.time_ns(), frozen))
         except Exception:  # noqa: BLE001

@@ -324,6 +324,25 @@ def cut(text: str, limit: int, redact: Redactor | None = None, length: int | Non
     return window[:keep if straddling == -1 else straddling] + marker
 
 
+#: What a run keeps of its input and its output (``runs.inputs``, ``runs.outputs``): characters
+#: of JSON, as every payload's cell.
+RUN_PAYLOAD_CHARS = STORED_CHARS
+
+
+def run_payload(value: Any, redact: Redactor | None = None, scrubbed: dict[int, str] | None = None) -> Any:
+    """A run's input or output as ``runs.inputs`` / ``runs.outputs`` keep it: JSON data, or,
+    past :data:`RUN_PAYLOAD_CHARS` of JSON, its text cut there with the visible marker
+    (redacted before the cut, over the kept part and the cut's margin, and then put in
+    ``scrubbed``; what is kept whole is scrubbed with the rest of its row)."""
+    kept = value if type(value) is Truncated else jsonable_prefix(value, RUN_PAYLOAD_CHARS)
+    if type(kept) is not Truncated:
+        return kept
+    text = payload_cut(value, RUN_PAYLOAD_CHARS, redact)  # from the value: the margin is in it
+    if scrubbed is not None and redact is not None:
+        scrubbed[id(text)] = text
+    return text
+
+
 def message_text(message: Any) -> str:
     """The text of a LangChain message (content blocks joined), tool calls appended as JSON."""
     content = getattr(message, "content", message)

@@ -9,16 +9,11 @@ the rows and spans are built, in batch: usually in the writer process.
 
 from __future__ import annotations
 
-import linecache
-from collections import deque
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import Any, Literal
 from uuid import UUID
 
-from ..schema import truncation_marker
-from .encode import PAYLOAD_CAPTURE_CHARS
 from .frozen import thaw, thaw_messages, thaw_result
 
 EventKind = Literal["graph", "node", "llm", "tool"]
@@ -112,89 +107,6 @@ def interrupts_of(error: BaseException) -> list[tuple[Any, Any]]:
     if not isinstance(found, (list, tuple)):
         found = (found,)
     return [(getattr(i, "id", None), getattr(i, "value", i)) for i in found]
-
-
-def describe_error(error: BaseException) -> str:
-    """``Type: message``; a message longer than a cell keeps is cut where capture cuts a payload
-    (an exception quoting a 250 MB payload costs what its cell keeps)."""
-    text = str(error)
-    if len(text) > PAYLOAD_CAPTURE_CHARS:
-        text = text[:PAYLOAD_CAPTURE_CHARS]
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
-
-
-#: A failure's traceback keeps the innermost frames of each exception, at most this many
-#: (where it failed: the outer ones are LangGraph's and LangChain's machinery)...
-TRACEBACK_FRAMES = 40
-#: ...of at most this many exceptions of its chain (the cause, or the exception being
-#: handled, it was raised from)...
-TRACEBACK_CHAIN = 3
-#: ...and at most this many characters of it: its end, led by the truncation marker when cut.
-TRACEBACK_CHARS = 8_192
-_REPEATS = 3  # a frame repeated more often than this in a row is counted, as Python prints it
-
-
-def describe_traceback(error: BaseException) -> str:
-    """``error``'s traceback as Python prints it (without its ``^^^`` position markers),
-    bounded: see :data:`TRACEBACK_FRAMES`, :data:`TRACEBACK_CHAIN`, :data:`TRACEBACK_CHARS`.
-
-    It runs in an error callback, so it costs in proportion to the frames it keeps, not to
-    the stack's depth: it walks the traceback's links once and reads the kept frames' source
-    lines through :mod:`linecache`, as :mod:`traceback` does (which costs ten times more:
-    it parses each line to place its markers)."""
-    chain: list[BaseException] = []
-    current: BaseException | None = error
-    while current is not None and len(chain) < TRACEBACK_CHAIN and all(current is not seen for seen in chain):
-        chain.append(current)
-        current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
-    parts: list[str] = []
-    for i, exc in enumerate(reversed(chain)):
-        if i:
-            parts.append("\nThe above exception was the direct cause of the following exception:\n\n"
-                         if exc.__cause__ is not None else
-                         "\nDuring handling of the above exception, another exception occurred:\n\n")
-        if exc.__traceback__ is not None:
-            parts.append("Traceback (most recent call last):\n")
-            parts += _frames(exc.__traceback__)
-        parts.append(describe_error(exc) + "\n")
-    text = "".join(parts)
-    if len(text) <= TRACEBACK_CHARS:
-        return text
-    marker = truncation_marker(len(text)) + "\n"
-    start = len(text) - TRACEBACK_CHARS + len(marker)
-    line = text.find("\n", start - 1)  # keep whole lines
-    return marker + text[(line + 1 if 0 <= line < len(text) - 1 else start):]
-
-
-def _frames(tb: TracebackType) -> list[str]:
-    """The lines of the innermost :data:`TRACEBACK_FRAMES` frames of ``tb``."""
-    kept: deque[TracebackType] = deque(maxlen=TRACEBACK_FRAMES)
-    total = 0
-    link: TracebackType | None = tb
-    while link is not None:
-        kept.append(link)
-        total += 1
-        link = link.tb_next
-    lines = [f"  [{total - len(kept)} frames above left out]\n"] if total > len(kept) else []
-    last, seen = None, 0  # the frame before, and how often in a row it came
-    for link in kept:
-        code, lineno = link.tb_frame.f_code, link.tb_lineno
-        key = (code.co_filename, lineno, code.co_name)
-        if key == last:
-            seen += 1
-            if seen > _REPEATS:
-                continue
-        else:
-            if seen > _REPEATS:
-                lines.append(f"  [Previous line repeated {seen - _REPEATS} more times]\n")
-            last, seen = key, 1
-        lines.append(f'  File "{code.co_filename}", line {lineno}, in {code.co_name}\n')
-        source = linecache.getline(code.co_filename, lineno or 0, link.tb_frame.f_globals).strip()
-        if source:
-            lines.append(f"    {source}\n")
-    if seen > _REPEATS:
-        lines.append(f"  [Previous line repeated {seen - _REPEATS} more times]\n")
-    return lines
 
 
 def _is_task_call(name: str, metadata: Mapping[str, Any] | None, caller: Event | None) -> bool:

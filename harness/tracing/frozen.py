@@ -315,6 +315,24 @@ def freeze_preview(value: Any) -> Any:
     return kept if type(kept) is Truncated else _freeze(kept)
 
 
+def freeze_whole(value: Any) -> Any:
+    """The graph's own input or output (the run's ``runs.inputs`` / ``runs.outputs``), frozen
+    whole when that takes at most :data:`MAX_FROZEN_BYTES`, else as the first
+    :data:`~.encode.PAYLOAD_CAPTURE_CHARS` characters of its JSON (see :func:`kept_of`): never
+    a live reference, whose size a record sent to the writer would not say."""
+    if value is None:
+        return None
+    if type(value) is str:
+        return value if len(value) <= PAYLOAD_CAPTURE_CHARS else kept_of(value)
+    if _looks_small(value):
+        frozen = _freeze(value)
+        if type(frozen) is bytes or type(frozen) is Truncated:
+            return frozen
+    # (what is kept is copied, not the whole payload first: a large state costs what is kept,
+    # with the margin beyond the cut that redaction reads)
+    return kept_of(value)
+
+
 def held_bytes(frozen: Any) -> int:
     """About how much memory a frozen payload holds, to bound what a host keeps for runs not
     yet written (a payload cut at capture counts what it kept)."""

@@ -19,9 +19,11 @@ from uuid import UUID
 
 from opentelemetry import trace
 
+from .. import costs
 from . import rows as _rows
 from . import turns
 from .agents import Agent, attribute
+from .encode import run_payload
 from .events import Event, assemble
 from ..secrets.redact import Redactor, host_secrets, portable, redactor
 from .spans import emit_spans
@@ -33,6 +35,22 @@ logger = logging.getLogger("harness")
 #: Sheets whose rows the harness captured itself: only their payload columns are scrubbed
 #: (the other columns hold ids, names and numbers it made).
 CAPTURED_SHEETS = frozenset({"langgraph_events", "llm_calls", "tool_calls", "prompts", "runs"})
+
+
+#: The name LangGraph gives a graph compiled without one (``compile(name=...)``).
+DEFAULT_GRAPH_NAME = "LangGraph"
+
+
+def workflow_name(given: str | None, graph_name: str | None = None, attribute: str | None = None) -> str | None:
+    """A run's workflow, by one rule wherever the run starts (``h.run``, ``h.experiment``,
+    ``harness wrap``): the name given (``workflow=``, ``--workflow``), else the graph's own
+    name when it is not LangGraph's default, else the attribute the graph was loaded from
+    (``harness wrap module:ATTR``), else none."""
+    if given:
+        return given
+    if graph_name and graph_name != DEFAULT_GRAPH_NAME:
+        return graph_name
+    return attribute or None
 
 
 def now_iso() -> str:
@@ -78,10 +96,11 @@ class RunRecord:
     outer_context: tuple[int, int, int, bool] | None = None
     events: list[Event] | None = None  # the log, assembled (then the log is let go)
     attributed: dict[Event, Agent] | None = None  # each event's agent, worked out on first use
-    #: prices in force in the host that differ from the bundled table (model -> (input, output))
-    prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    #: prices in force in the host that differ from the bundled table (model -> Price.as_data())
+    prices: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     #: a dataset case's checks, scored in the host: ``answer`` (the answer check's score and
-    #: what it compared, or None) and ``require_tools``; None outside experiments
+    #: what it compared, or None), ``require_tools`` and ``pending`` (the experiment's scorers
+    #: still to run: (score name, scorer) pairs); None outside experiments
     checks: Mapping[str, Any] | None = None
 
     def assembled(self) -> list[Event]:
@@ -96,6 +115,18 @@ class RunRecord:
         if self.attributed is None:
             self.attributed = attribute(self.assembled(), self.agent_names)
         return self.attributed
+
+    def roots(self) -> list[Event]:
+        """The graphs the caller invoked under the run (one per input of a batch), in start order."""
+        return [e for e in self.assembled() if e.kind == "graph" and e.parent_id is None]
+
+    def workflow_name(self) -> str | None:
+        """The run's workflow (:func:`workflow_name`): the name it was started with, else its
+        first graph's own name when that is not LangGraph's default."""
+        if self.workflow:
+            return self.workflow
+        roots = self.roots()
+        return workflow_name(None, roots[0].name if roots else None)
 
     def redactor(self) -> Redactor:
         """The run's redactor: the rules, the host's environment secrets, the application's rules."""
@@ -166,7 +197,7 @@ def build_rows(record: RunRecord, redact: Redactor | None = None,
                     rows.setdefault(sheet, []).append(valid_row(sheet, full))
         except Exception:  # noqa: BLE001
             record.count_error("evaluation")
-    rows["runs"] = [_runs_row(record, rows, tree.agents)]
+    rows["runs"] = [_runs_row(record, rows, tree.agents, redact, ctx.scrubbed)]
     rows["runs"][0]["error"] = ctx.error(record.error)
     try:  # its place in its thread: what it stopped at, what it resumed with (turn: the store's)
         events = record.assembled()
@@ -181,7 +212,7 @@ def build_rows(record: RunRecord, redact: Redactor | None = None,
 def _score(record: RunRecord, rows: dict[str, list[dict[str, Any]]]) -> None:
     """The run's judgements as ``scores`` rows (:func:`evaluators.built_in_scores`), and its
     pass from them (:func:`evaluators.run_passed`, the one definition)."""
-    from evaluators import built_in_scores, run_passed
+    from evaluators import NOT_SCORED, ScoreResult, SourcedScore, built_in_scores, run_passed
 
     try:
         checks = record.checks or {}
@@ -192,9 +223,15 @@ def _score(record: RunRecord, rows: dict[str, list[dict[str, Any]]]) -> None:
     except Exception:  # noqa: BLE001 - the run's rows stand without its scores
         record.count_error("scoring")
         return
+    # An experiment's scorers run once the run is stored: until each has, its score is the
+    # error NOT_SCORED (replaced by the score), so the run's pass is unknown, never early.
+    scores += [SourcedScore(ScoreResult(name, None, None, "", NOT_SCORED), "code", spec)
+               for name, spec in (record.checks or {}).get("pending", ())]
     if scores:
-        rows["scores"] = [score_row(record.run_id, scored) for scored in scores]
-    passed = run_passed(record.status, [scored.result.passed for scored in scores])
+        place = {k: record.result.get(k) for k in ("experiment", "case_id")}  # the sheet reads alone
+        rows["scores"] = list({row["row_key"]: {**row, **place}
+                               for row in (score_row(record.run_id, s) for s in scores)}.values())
+    passed = run_passed(record.status, rows.get("scores", ()))
     rows["runs"][0]["passed"] = None if passed is None else int(passed)
 
 
@@ -234,7 +271,8 @@ def scrubbed_rows(record: RunRecord, redact: Redactor) -> dict[str, list[dict[st
 
 
 def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]],
-              agents: Mapping[Event, Agent]) -> dict[str, Any]:
+              agents: Mapping[Event, Agent], redact: Redactor | None = None,
+              scrubbed: dict[int, str] | None = None) -> dict[str, Any]:
     llm_rows = rows.get("llm_calls", [])
     nodes = [e for e in record.assembled() if e.kind == "node"]
     last = max(nodes, key=lambda e: (e.end_ns or 0, e.start_ns)) if nodes else None
@@ -243,7 +281,6 @@ def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]],
     tools = list(dict.fromkeys(r["tool_name"] for r in rows.get("tool_calls", [])))
     evaluations = [r.get("overall_score") for r in rows.get("evaluations", []) if r.get("overall_score") is not None]
     tokens = [r["total_tokens"] for r in llm_rows if r.get("total_tokens") is not None]
-    run_costs = [r["total_cost"] for r in llm_rows if r.get("total_cost") is not None]
     end_ns = record.end_ns
     root = next(iter(record.spans.values()), None)
     row = {
@@ -263,19 +300,42 @@ def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]],
         "evaluation_score": evaluations[-1] if evaluations else None,
         "timestamp": _rows.iso(end_ns),
         "generated_by": "Us",
-        "workflow": record.workflow,
+        "workflow": record.workflow_name(),
         "batch_id": record.batch_id,
         "thread_id": _thread_id(record),
         "error": record.error,
         "total_tokens": sum(tokens) if tokens else None,
-        "total_cost": round(sum(run_costs), 8) if run_costs else None,
+        "total_cost": costs.sum_costs(r.get("total_cost") for r in llm_rows),
+        "cache_read_tokens": _token_sum(llm_rows, "cache_read_tokens"),
+        "cache_write_tokens": _token_sum(llm_rows, "cache_write_5m_tokens", "cache_write_1h_tokens"),
+        "reasoning_tokens": _token_sum(llm_rows, "reasoning_tokens"),
         "harness_errors": record.errors,
         "row_key": f"{record.run_id}:runs",
     }
     if root:
         row.update(trace_id=root[0], span_id=root[1])
+    if "inputs" not in record.result and "outputs" not in record.result:
+        row.update(_io(record, redact, scrubbed))
     row.update({k: v for k, v in record.result.items() if k not in ("run_id", "row_key")})
     return row
+
+
+def _io(record: RunRecord, redact: Redactor | None, scrubbed: dict[int, str] | None = None) -> dict[str, Any]:
+    """The run's input and output (``runs.inputs``, ``runs.outputs``), from the graph it
+    invoked as its callbacks saw them (a list of each when it invoked several, e.g. a
+    batch); a graph that failed has no output."""
+    roots = record.roots()
+    if not roots:
+        return {}
+    inputs = [run_payload(e.inputs, redact, scrubbed) for e in roots]
+    outputs = [run_payload(e.outputs, redact, scrubbed) if e.status == "ok" and e.end_ns else None for e in roots]
+    if len(roots) == 1:
+        return {"inputs": inputs[0], "outputs": outputs[0]}
+    return {"inputs": inputs, "outputs": outputs if any(o is not None for o in outputs) else None}
+def _token_sum(rows: Sequence[Mapping[str, Any]], *columns: str) -> int | None:
+    """The sum of ``columns`` over the calls that report them; None when none does."""
+    known = [r[c] for r in rows for c in columns if r.get(c) is not None]
+    return sum(known) if known else None
 
 
 def _thread_id(record: RunRecord) -> Any:
@@ -298,7 +358,7 @@ def emit_record_spans(record: RunRecord, tracer: trace.Tracer) -> None:
             outer_span = trace.NonRecordingSpan(
                 trace.SpanContext(trace_id, span_id, remote, trace.TraceFlags(flags)))
         record.spans = emit_spans(
-            tracer, record.assembled(), run_id=record.run_id, workflow=record.workflow,
+            tracer, record.assembled(), run_id=record.run_id, workflow=record.workflow_name(),
             redact=redact, end_ns=record.end_ns, outer_span=outer_span,
             run_attrs={"harness.status": record.status, "harness.subject": redact(record.subject or "")},
             agents=record.agents(),
@@ -363,10 +423,10 @@ def derived_rows(entry: Mapping[str, Any], stored: Mapping[str, int]) -> dict[st
     if entry["profile"] == "credit" and rows.get("runs"):
         scored = log_test_score(log["verification_status"])
         run = dict(rows["runs"][0])
-        passed = run_passed(run.get("status"), [*(s.get("passed") for s in rows.get("scores", ())),
-                                                scored.result.passed])
+        passed = run_passed(run.get("status"), [*rows.get("scores", ()), scored.result])
         run["passed"] = None if passed is None else int(passed)
-        out.update(scores=[score_row(entry["run_id"], scored)], runs=[run])
+        out.update(scores=[{**score_row(entry["run_id"], scored), "experiment": run.get("experiment"),
+                            "case_id": run.get("case_id")}], runs=[run])
     return out
 
 

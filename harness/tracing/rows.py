@@ -21,6 +21,7 @@ from .agents import Agent
 from .encode import (PAYLOAD_CAPTURE_CHARS, PREVIEW_CHARS, STORED_CHARS, Truncated, cell_text, cut, jsonable,
                      jsonable_prefix, message_role, message_text, to_json)
 from .events import Event
+from .usage import Usage, read_usage
 from ..secrets.redact import Redactor, redactor
 
 GENERATED_BY_FW = "FW"
@@ -122,13 +123,6 @@ class Tree:
 
 
 # --- models -------------------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    prompt_tokens: int | None
-    completion_tokens: int | None
-    source: str  # "provider" | "estimated" | "missing"
-
 
 def _per_event(fn):
     """Compute a derived value once per finished event (rows and spans share it)."""
@@ -241,15 +235,11 @@ def response_value(event: Event) -> str | Truncated | None:
 
 @_per_event
 def usage(event: Event) -> Usage:
-    """Tokens from ``usage_metadata`` (the aggregated message: stream chunks are never added
-    again here), else the provider's ``llm_output.token_usage``, else an estimate."""
-    message = response_message(event)
-    um = getattr(message, "usage_metadata", None)
-    if um:
-        return Usage(int(um.get("input_tokens", 0)), int(um.get("output_tokens", 0)), "provider")
-    token_usage = (getattr(unwrapped(event.outputs), "llm_output", None) or {}).get("token_usage") or {}
-    if token_usage.get("prompt_tokens") is not None:
-        return Usage(int(token_usage["prompt_tokens"]), int(token_usage.get("completion_tokens") or 0), "provider")
+    """The call's tokens as the provider reported them, each kind once (see :mod:`.usage`),
+    from the aggregated message (stream chunks are never added again here), else an estimate."""
+    found = read_usage(response_message(event), getattr(unwrapped(event.outputs), "llm_output", None))
+    if found is not None:
+        return found
     if event.status != "ok" or event.outputs is None:
         return Usage(None, None, "missing")
     # ~4 characters per token: flagged as an estimate, never passed off as measured.
@@ -377,7 +367,7 @@ def llm_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
         text = response_text(e)
         model = response_model(e)
         u = usage(e)
-        price = costs.cost(model, u.prompt_tokens, u.completion_tokens, ctx.prices)
+        price, priced = priced_call(model, u, ctx.prices)
         total = None if u.prompt_tokens is None else u.prompt_tokens + (u.completion_tokens or 0)
         parent_tool = tree.tool_parent.get(e)
         rows.append({
@@ -395,9 +385,9 @@ def llm_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "prompt_tokens": u.prompt_tokens,
             "completion_tokens": u.completion_tokens,
             "total_tokens": total,
-            "input_cost": price.input_cost if price else None,
-            "output_cost": price.output_cost if price else None,
-            "total_cost": price.total_cost if price else None,
+            "input_cost": priced.input_cost if priced else None,
+            "output_cost": priced.output_cost if priced else None,
+            "total_cost": priced.total_cost if priced else None,
             "execution_time_ms": e.duration_ms,
             "status": "ok" if e.status != "error" else "error",
             "error": ctx.error(e.error),
@@ -406,12 +396,33 @@ def llm_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "llm_call_id": tree.text_id[e],
             "usage_source": u.source,
             "time_to_first_token_ms": (e.first_token_ns - e.start_ns) / 1e6 if e.first_token_ns else None,
-            "price_table": costs.price_table(model, ctx.prices) if price else None,
+            "price_table": price.table if priced else None,
             "parent_tool_id": tree.text_id[parent_tool] if parent_tool is not None else None,
             "traceback": e.traceback,
             **_trace(ctx, e),
+            "cache_read_tokens": u.cache_read,
+            "cache_write_5m_tokens": u.cache_write_5m,
+            "cache_write_1h_tokens": u.cache_write_1h,
+            "reasoning_tokens": u.reasoning,
+            "audio_input_tokens": u.audio_input,
+            "audio_output_tokens": u.audio_output,
+            "usage_note": u.note,
+            "cost_note": priced.note if priced else None,
         })
     return rows
+
+
+def priced_call(model: str | None, u: Usage,
+                prices: Mapping[str, Any] | None) -> tuple[costs.Price | None, costs.Cost | None]:
+    """The price of ``model`` and the call's cost at it (None without a price or tokens)."""
+    price = costs.price_for(model, prices)
+    tokens = u.tokens
+    if price is None or tokens is None:
+        return price, None
+    try:
+        return price, costs.cost_of(price, tokens, model)
+    except ValueError:  # counts that contradict themselves (read_usage makes them agree): no cost, not a wrong one
+        return price, None
 
 
 def _tool_payload(value: Any, limit: int | None = None) -> Any:

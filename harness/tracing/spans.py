@@ -23,6 +23,7 @@ from . import rows as _rows
 from .agents import Agent
 from .encode import payload_cut
 from .events import Event
+from .usage import Usage
 from ..secrets.redact import Redactor
 
 logger = logging.getLogger("harness")
@@ -110,9 +111,35 @@ def _llm_attrs(e: Event) -> Attrs:
         yield "llm.token_count.prompt", u.prompt_tokens
         yield "llm.token_count.completion", u.completion_tokens or 0
         yield "llm.token_count.total", u.prompt_tokens + (u.completion_tokens or 0)
+        yield from _token_details(u)
     yield "harness.usage_source", u.source
     if e.first_token_ns:
         yield "gen_ai.response.time_to_first_chunk", (e.first_token_ns - e.start_ns) / 1e9
+
+
+def _token_details(u: Usage) -> Attrs:
+    """The kinds of the call's tokens, parts of its input and output counts (never added to
+    them), in the GenAI conventions (``gen_ai.usage.cache_read.input_tokens``,
+    ``gen_ai.usage.cache_creation.input_tokens``, ``gen_ai.usage.reasoning.output_tokens``)
+    and OpenInference's (``llm.token_count.prompt_details.*``, ``completion_details.*``);
+    the cache write's lifetimes apart under ``harness.*``. A kind the response did not
+    report is left out, not sent as 0."""
+    if u.cache_read is not None:
+        yield "gen_ai.usage.cache_read.input_tokens", u.cache_read
+        yield "llm.token_count.prompt_details.cache_read", u.cache_read
+    if u.cache_write_5m is not None or u.cache_write_1h is not None:
+        written = (u.cache_write_5m or 0) + (u.cache_write_1h or 0)
+        yield "gen_ai.usage.cache_creation.input_tokens", written
+        yield "llm.token_count.prompt_details.cache_write", written
+        yield "harness.usage.cache_write_5m.input_tokens", u.cache_write_5m or 0
+        yield "harness.usage.cache_write_1h.input_tokens", u.cache_write_1h or 0
+    if u.reasoning is not None:
+        yield "gen_ai.usage.reasoning.output_tokens", u.reasoning
+        yield "llm.token_count.completion_details.reasoning", u.reasoning
+    if u.audio_input is not None:
+        yield "llm.token_count.prompt_details.audio", u.audio_input
+    if u.audio_output is not None:
+        yield "llm.token_count.completion_details.audio", u.audio_output
 
 
 def _tool_attrs(e: Event) -> Attrs:

@@ -4,20 +4,16 @@ self-contained HTML report (``harness report``).
 """
 
 from .model import RunView, TreeEntry
-from .read import LIST_COLUMNS, MIN_PREFIX, RunIdError, list_runs, load_run, load_runs, resolve_run_id, resolve_run_ids
+from .read import LIST_COLUMNS, list_runs, load_run, load_runs
 from .report import Report, write_report
 
 __all__ = [
     "LIST_COLUMNS",
-    "MIN_PREFIX",
     "Report",
-    "RunIdError",
     "RunView",
     "TreeEntry",
     "list_runs",
     "load_run",
     "load_runs",
-    "resolve_run_id",
-    "resolve_run_ids",
     "write_report",
 ]

@@ -191,6 +191,11 @@ def ci_svg(delta: float | None, low: float | None, high: float | None, verdict: 
             f"aria-label='delta and {label} interval'>{''.join(parts)}</svg>")
 
 
+def _breakable(name: str) -> str:
+    """A name that may break after its underscores (``exact_binomial_discordant``), escaped."""
+    return _e(name).replace("_", "_<wbr>")
+
+
 def comparison_html(comparison: Mapping[str, Any]) -> str:
     """Two experiments compared, from ``Comparison.to_dict()``, in the words of ``harness
     compare``: per metric whether it gates, both values, the delta with its interval (drawn,
@@ -210,11 +215,12 @@ def comparison_html(comparison: Mapping[str, Any]) -> str:
             f"<td>{'higher' if m.get('higher_is_better') else 'lower'}</td><td class=num>{_e(m.get('n', MISSING))}</td>"
             f"<td class=num>{_value(name, m.get('a'))}</td><td class=num>{_value(name, m.get('b'))}</td>"
             f"<td class=num>{_signed(name, m.get('delta'))}</td>"
-            f"<td class=num>{f'[{_signed(name, low)}, {_signed(name, high)}]' if m.get('n') else MISSING}</td>"
-            f"<td>{ci_svg(m.get('delta'), low, high, verdict, m.get('margin'), m.get('ci_level'))}</td>"
+            f"<td class='num ci'>{f'[{_signed(name, low)}, {_signed(name, high)}]' if m.get('n') else MISSING}</td>"
+            f"<td class=ci-plot>{ci_svg(m.get('delta'), low, high, verdict, m.get('margin'), m.get('ci_level'))}</td>"
             f"<td class=num>{'±' + _value(name, m.get('margin')) if isinstance(m.get('margin'), (int, float)) else MISSING}</td>"
             f"<td class=num>{_e(p_text(m))}</td>"
-            f"<td>{_e(m.get('test') or MISSING)}</td><td class=num>{_signed('', m.get('effect_size'))}</td>"
+            f"<td class=test>{_breakable(m.get('test') or MISSING)}</td>"
+            f"<td class=num>{_signed('', m.get('effect_size'))}</td>"
             f"<td>{badge}</td></tr>")
     notes = [f"<p><span class='badge warning'>warning</span> {_e(w)}</p>" for w in comparison.get("warnings") or []]
     if (holm := holm_sentence(comparison)) is not None:

@@ -89,3 +89,14 @@ def abbreviate(text: Any, limit: int = 60) -> str:
         text = json.dumps(text, ensure_ascii=False, separators=(",", ":"), default=str)
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def score_glance(name: str, value: Any, passed: Any, error: Any) -> str:
+    """One score in a few characters: ``name 0.73 ✓``, ``reviewed ✗`` (a pass/fail of 1 or 0),
+    ``tone 4``, ``name error``."""
+    if error:
+        return f"{name} error"
+    mark = "" if passed is None else (" ✓" if passed else " ✗")
+    if passed is not None and value in (0, 1, None):
+        return f"{name}{mark}"
+    return f"{name} {number(value, 3)}{mark}"

@@ -1,4 +1,4 @@
-"""Runs read back from the store: run ids from their prefixes, the newest runs, a run's tree.
+"""Runs read back from the store: the newest runs, a run's tree.
 
 Everything here reads only what it returns, through :meth:`Store.rows` (filtered, limited and
 ordered in the store, on the ``run_id`` index), so it answers as fast on a store of fifty
@@ -13,11 +13,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..store import Store
+from ..store import RunIdError, Store
 from .model import RunView, TreeEntry, epoch_ms
-
-#: A run id given by its start needs this many characters (four hex digits: 1 in 65,536).
-MIN_PREFIX = 4
 
 #: The ``runs`` columns of a run list (``harness list``, the report's list).
 LIST_COLUMNS = ("run_id", "timestamp", "started_at", "workflow", "company_name", "status", "total_time_ms",
@@ -28,7 +25,9 @@ _EVENT_COLUMNS = ("run_id", "event_id", "parent_event_id", "event_kind", "event_
                   "timestamp", "duration_ms", "step_number", "langgraph_step", "subgraph_depth",
                   "input_preview", "output_preview", "traceback", "agent_name", "agent_path", "handoff_to")
 _LLM_COLUMNS = ("run_id", "llm_call_id", "model", "prompt_tokens", "completion_tokens", "total_tokens",
-                "total_cost", "time_to_first_token_ms", "usage_source", "status", "error", "prompt", "response")
+                "total_cost", "time_to_first_token_ms", "usage_source", "status", "error", "prompt", "response",
+                "cache_read_tokens", "cache_write_5m_tokens", "cache_write_1h_tokens", "reasoning_tokens",
+                "price_table", "cost_note")
 _TOOL_COLUMNS = ("run_id", "tool_call_id", "tool_input", "tool_output", "status", "error", "call_depth", "handoff_to")
 #: Sheet -> the columns a run's scores come from.
 _SCORE_COLUMNS = {
@@ -51,40 +50,46 @@ _SCORES_COLUMNS = ("run_id", "name", "value", "passed", "explanation", "source",
 _CHUNK = 400
 
 
-class RunIdError(LookupError):
-    """A run id that names no run, or a prefix that names none or several."""
-
-
-def resolve_run_id(store: Store, text: str) -> str:
-    """The run ``text`` names: its full id, or a unique start of it of at least
-    :data:`MIN_PREFIX` characters."""
-    given = text.strip()
-    found = store.run_ids_starting(given, limit=3) if given else []
-    if given in found:
-        return given
-    if not found:
-        raise RunIdError(f"no run {given!r} in store {store.display}")
-    if len(given) < MIN_PREFIX:
-        raise RunIdError(f"run id prefix {given!r} is too short: give at least {MIN_PREFIX} characters")
-    if len(found) > 1:
-        more = ", ..." if len(found) > 2 else ""
-        raise RunIdError(f"run id prefix {given!r} is ambiguous: {found[0]}, {found[1]}{more} start with it; "
-                         "give more characters")
-    return found[0]
-
-
-def resolve_run_ids(store: Store, texts: Iterable[str]) -> list[str]:
-    """Each of ``texts`` resolved (:func:`resolve_run_id`), duplicates dropped, order kept."""
-    return list(dict.fromkeys(resolve_run_id(store, text) for text in texts))
-
-
 def list_runs(store: Store, *, experiments: Sequence[str] = (), workflows: Sequence[str] = (),
-              statuses: Sequence[str] = (), limit: int | None = 20) -> list[dict[str, Any]]:
+              statuses: Sequence[str] = (), limit: int | None = 20, scores: bool = False) -> list[dict[str, Any]]:
     """The newest runs first, at most ``limit`` (None: all), each as its :data:`LIST_COLUMNS`;
-    a non-empty filter keeps the runs whose column is any of its values."""
+    a non-empty filter keeps the runs whose column is any of its values. ``scores``: each
+    also has ``scores``, its scores by name (``value``, ``passed``, ``source``, ``error``)."""
     where = {column: list(values) for column, values in
              (("experiment", experiments), ("workflow", workflows), ("status", statuses)) if values}
-    return list(store.rows("runs", columns=LIST_COLUMNS, where=where, newest_first=True, limit=limit))
+    rows = list(store.rows("runs", columns=LIST_COLUMNS, where=where, newest_first=True, limit=limit))
+    _mark_unknown(store, rows)
+    if scores:
+        found = scores_by_run(store, [r["run_id"] for r in rows])
+        for row in rows:
+            row["scores"] = found.get(row["run_id"], {})
+    return rows
+
+
+def _mark_unknown(store: Store, runs: list[dict[str, Any]]) -> None:
+    """``pass_unknown`` on each run without a pass: whether a score that could gate it could
+    not be made (:func:`evaluators.pass_unknown`), so it shows ``?`` rather than ``—``."""
+    from evaluators import pass_unknown
+
+    open_ = [r for r in runs if r.get("passed") is None]
+    for start in range(0, len(open_), _CHUNK):
+        chunk = {r["run_id"]: r for r in open_[start:start + _CHUNK]}
+        scores: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for row in store.rows("scores", list(chunk), columns=["run_id", "passed", "error", "scorer"]):
+            scores[row["run_id"]].append(row)
+        for run_id, run in chunk.items():
+            run["pass_unknown"] = pass_unknown(run.get("status"), scores.get(run_id, ()))
+
+
+def scores_by_run(store: Store, run_ids: Sequence[str]) -> dict[str, dict[str, dict[str, Any]]]:
+    """The runs' scores: run id -> score name -> its ``value``, ``passed``, ``source`` and
+    ``error``, read a few hundred runs at a time."""
+    out: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for start in range(0, len(run_ids), _CHUNK):
+        for row in store.rows("scores", list(run_ids[start:start + _CHUNK]),
+                              columns=["run_id", "name", "value", "passed", "source", "error"]):
+            out[row.pop("run_id")][row.pop("name")] = row
+    return out
 
 
 def load_run(store: Store, run_id: str) -> RunView:
@@ -140,7 +145,12 @@ def _view(run: dict[str, Any], events: list[dict[str, Any]], llm: list[dict[str,
     start = next((t for t in (epoch_ms(graph and graph["started_at"]), epoch_ms(run.get("started_at")),
                               min((s for s, _ in times), default=None)) if t is not None), None)
     span = max(end - start for _, end in times) if times and start is not None else (run.get("total_time_ms") or 0.0)
+    if run.get("passed") is None:
+        from evaluators import pass_unknown
+
+        run["pass_unknown"] = pass_unknown(run.get("status"), listed)
     scores = {"passed": None if run.get("passed") is None else bool(run["passed"]),
+              "pass_unknown": bool(run.get("pass_unknown")),
               "list": [{k: v for k, v in row.items() if k != "run_id"} for row in listed], **_scores(run, scored)}
     return RunView(run=run, tree=tree, scores=scores, started_ms=start, span_ms=span,
                    graph_io={"input": graph["input"], "output": graph["output"]} if graph else {})
@@ -203,6 +213,12 @@ def _tree(executions: dict[str, dict[str, Any]], calls: Mapping[str, dict[str, A
     return tuple(build(eid) for eid in top)
 
 
+def _written(call: dict[str, Any]) -> int | None:
+    """Tokens the call wrote to the prompt cache, both lifetimes; None when it did not say."""
+    parts = [call.get("cache_write_5m_tokens"), call.get("cache_write_1h_tokens")]
+    return None if all(p is None for p in parts) else sum(p or 0 for p in parts)
+
+
 def _details(e: dict[str, Any], call: dict[str, Any] | None) -> tuple[Any, str | None, dict[str, Any]]:
     """The entry's status, error, agent and its kind's own fields (from its llm_calls or tool_calls row)."""
     status, error = e["status"], e["error"]
@@ -217,7 +233,9 @@ def _details(e: dict[str, Any], call: dict[str, Any] | None) -> tuple[Any, str |
             **agent, "model": call.get("model"), "prompt_tokens": call.get("prompt_tokens"),
             "completion_tokens": call.get("completion_tokens"), "total_tokens": call.get("total_tokens"),
             "cost": call.get("total_cost"), "time_to_first_token_ms": call.get("time_to_first_token_ms"),
-            "usage_source": call.get("usage_source"),
+            "usage_source": call.get("usage_source"), "cache_read_tokens": call.get("cache_read_tokens"),
+            "cache_write_tokens": _written(call), "reasoning_tokens": call.get("reasoning_tokens"),
+            "price_table": call.get("price_table"), "cost_note": call.get("cost_note"),
             # the call's row has the prompt and response whole; the events only their previews
             "input": call["prompt"] if call.get("prompt") is not None else e["input"],
             "output": call["response"] if call.get("response") is not None else e["output"]}

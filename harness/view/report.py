@@ -132,7 +132,8 @@ def _scores(scores: Mapping[str, Any]) -> dict[str, Any]:
             "agent_metrics": ("overall_score", "eval_status"), "log_test": ("status", "profile")}
     kinds = {kind: {k: v for k, v in scores[kind].items() if k in keys and v not in (None, [])}
              for kind, keys in keep.items() if scores.get(kind)}
-    return {"passed": scores.get("passed"), "list": listed, **kinds} if listed else kinds
+    unknown = {"pass_unknown": True} if scores.get("pass_unknown") else {}  # shown ?, not —
+    return {"passed": scores.get("passed"), "list": listed, **unknown, **kinds} if listed else kinds
 
 
 def run_data(view: RunView) -> dict[str, Any]:
@@ -144,7 +145,7 @@ def run_data(view: RunView) -> dict[str, Any]:
         "st": r.get("status"), "ms": _round(r.get("total_time_ms")), "tok": r.get("total_tokens"),
         "cost": r.get("total_cost"), "eval": r.get("evaluation_score"), "exp": r.get("experiment"),
         "case": r.get("case_id"), "model": r.get("model"), "err": abbreviate(r.get("error"), 400) or None,
-        "start": r.get("started_at"), "pass": r.get("passed"),
+        "start": r.get("started_at"), "pass": "?" if r.get("pass_unknown") else r.get("passed"),
         **thread_data(r),
     }
 

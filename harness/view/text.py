@@ -13,7 +13,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from .formats import MISSING, abbreviate, duration, moment, money, number, score
+from .formats import MISSING, abbreviate, duration, moment, money, number, score, score_glance
 from .model import Frame, RunView, TreeEntry, last_frames
 
 #: Characters of the timeline bar of ``harness show``.
@@ -28,11 +28,19 @@ def _status(value: str | None) -> Text:
     return Text(value or MISSING, style=_STATUS_STYLE.get(value or "", ""))
 
 
-def _pass(value: Any) -> Text:
-    """A run's pass: yes, no, or — (it has no score that gates it)."""
+def _pass(value: Any, unknown: bool = False) -> Text:
+    """A run's pass: yes, no, ? (unknown: a score that could gate it could not be made), or —
+    (it has no score that gates it)."""
     if value is None:
-        return Text(MISSING, style="dim")
+        return Text("?", style="yellow") if unknown else Text(MISSING, style="dim")
     return Text("yes", style="green") if value else Text("no", style="bold red")
+
+
+def _scores(r: Mapping[str, Any]) -> str:
+    """The run's own scores at a glance (scorers', judges', labels'): the built-in checks are
+    in its pass and evaluation already."""
+    return ", ".join(score_glance(name, s.get("value"), s.get("passed"), s.get("error"))
+                     for name, s in (r.get("scores") or {}).items() if s.get("source") != "rule")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +63,13 @@ _RUN_COLUMNS = (
     _Column("workflow", lambda r: r.get("workflow") or "", 7, wraps=True),
     _Column("subject", lambda r: r.get("company_name") or "", 2, wraps=True),
     _Column("status", lambda r: _status(r.get("status")), 8),
-    _Column("pass", lambda r: _pass(r.get("passed")), 8),
+    _Column("pass", lambda r: _pass(r.get("passed"), bool(r.get("pass_unknown"))), 8),
     _Column("time", lambda r: duration(r.get("total_time_ms")), 5, justify="right"),
     _Column("tokens", lambda r: number(r.get("total_tokens")), 0, justify="right"),
     _Column("cost", lambda r: money(r.get("total_cost")), 1, justify="right"),
     _Column("eval", lambda r: score(r.get("evaluation_score")), 6, justify="right"),
     _Column("experiment", _experiment, 4, wraps=True),
+    _Column("scores", _scores, 1, wraps=True),
 )
 _WRAPPED_WIDTH = 10
 
@@ -76,7 +85,8 @@ class RunsTable:
     def __init__(self, rows: Sequence[Mapping[str, Any]], caption: str | None = None,
                  columns: Sequence[_Column] | None = None) -> None:
         self.caption = caption
-        columns = [c for c in columns or _RUN_COLUMNS if c.header != "experiment" or any(map(c.cell, rows))]
+        optional = {"experiment": _experiment, "scores": _scores}
+        columns = [c for c in columns or _RUN_COLUMNS if c.header not in optional or any(map(optional[c.header], rows))]
         cells = [[Text(v) if isinstance(v, str) else v for v in (c.cell(r) for c in columns)] for r in rows]
         self.columns = {c: (_widest(c.header, cells, i), [row[i] for row in cells]) for i, c in enumerate(columns)}
 
@@ -167,13 +177,21 @@ def _where(frame: Frame) -> str:
     return f"{file}:{frame.line} in {frame.function}" + (f": {frame.source}" if frame.source else "")
 
 
+def _kinds(d: dict, *pairs: str) -> str:
+    """`` (3,000 cached, 200 written)``: the kinds of a call's tokens it reported, nonzero ones only."""
+    said = [f"{number(d[key])} {word}" for key, word in zip(pairs[::2], pairs[1::2]) if d.get(key)]
+    return f" ({', '.join(said)})" if said else ""
+
+
 def _details(entry: TreeEntry) -> Text:
     d = entry.details
     if entry.status == "error" and entry.error:
         text = Text(f"{abbreviate(d.get('input'), 50)} → ", style="dim") if entry.kind == "tool" else Text()
         return text.append(abbreviate(entry.error, 200), style="red")
     if entry.kind == "llm":
-        tokens = (f"{number(d.get('prompt_tokens'))} → {number(d.get('completion_tokens'))} tokens"
+        read = _kinds(d, "cache_read_tokens", "cached", "cache_write_tokens", "written")
+        tokens = (f"{number(d.get('prompt_tokens'))}{read} → {number(d.get('completion_tokens'))}"
+                  f"{_kinds(d, 'reasoning_tokens', 'reasoning')} tokens"
                   if d.get("prompt_tokens") is not None else "tokens unknown")
         parts = [d.get("model") or "", tokens, money(d.get("cost"))]
         if d.get("time_to_first_token_ms") is not None:
@@ -293,8 +311,10 @@ def scores_table(scores: Mapping[str, Any]) -> Table:
     listed = scores.get("list") or []
     if listed:
         verdict = scores.get("passed")
-        table.add_row("pass", "", _pass(verdict), "every score that gates the run holds" if verdict else
+        unknown = bool(scores.get("pass_unknown"))
+        table.add_row("pass", "", _pass(verdict, unknown), "every score that gates the run holds" if verdict else
                       "a score that gates the run does not hold" if verdict is not None else
+                      "unknown: a score that could gate the run could not be made" if unknown else
                       "no score gates the run")
         for s in listed:
             gate = "" if s.get("passed") is None else ("pass" if s["passed"] else "fail")

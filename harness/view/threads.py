@@ -18,18 +18,13 @@ from typing import Any
 
 from evaluators import thread_passed, thread_status, total
 
-from ..store import Store, ThreadRun, thread_ids_starting, thread_runs
-from .read import MIN_PREFIX
+from ..store import Store, ThreadIdError, ThreadRun, thread_runs
 
 #: The ``runs`` columns a thread's turns show beyond its summary.
 _TURN_COLUMNS = ("run_id", "inputs", "outputs", "interrupts", "resume", "resumed_from", "error")
 _GRAPH_COLUMNS = ("run_id", "status", "input_preview", "output_preview", "parent_event_id")
 _SCORE_COLUMNS = ("run_id", "name", "value", "passed", "explanation", "source", "scorer", "error", "thread_id")
 _CHUNK = 400
-
-
-class ThreadIdError(LookupError):
-    """A thread id that names no thread, or a start of one that names none or several."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,23 +74,6 @@ def list_threads(store: Store, *, experiments: Sequence[str] = (), workflows: Se
         found = [t for t in found if t.status in statuses]
     found.sort(key=lambda t: (t.last_at or "", t.thread_id), reverse=True)
     return found if limit is None else found[:limit]
-
-
-def resolve_thread_id(store: Store, text: str) -> str:
-    """The thread ``text`` names: its whole id, or a unique start of one of at least
-    :data:`~.read.MIN_PREFIX` characters."""
-    given = text.strip() if isinstance(text, str) else str(text)
-    found = thread_ids_starting(store, given) if given else []
-    if given in found:
-        return given
-    if not found:
-        raise ThreadIdError(f"no thread {given!r} in store {store.display} (harness threads lists them)")
-    if len(given) < MIN_PREFIX:
-        raise ThreadIdError(f"thread id start {given!r} is too short: give at least {MIN_PREFIX} characters")
-    if len(found) > 1:
-        raise ThreadIdError(f"thread id start {given!r} is ambiguous: {found[0]}, {found[1]}"
-                            f"{', ...' if len(found) > 2 else ''} start with it; give more characters")
-    return found[0]
 
 
 @dataclass(frozen=True, slots=True)

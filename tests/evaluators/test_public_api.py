@@ -31,7 +31,8 @@ PUBLIC = {
     "check_answer", "default_check", "grade_answer", "grade_trajectory", "last_number", "token_f1",
     # scores: every judgement of a run, and the one pass
     "SCORE_SOURCES", "Score", "ScoreResult", "SourcedScore", "answer_score", "built_in_scores",
-    "failed_score", "log_test_score", "pass_rate", "run_passed", "score_results", "score_row",
+    "expected_pass", "failed_score", "log_test_score", "pass_rate", "run_passed", "score_results", "score_row",
+    "MAX_NAME_CHARS", "MAX_SCORES_PER_CALL", "NEVER_GATE", "NOT_SCORED", "pass_unknown",
     # judges: agreement with people, several raters, pairwise preference
     "KAPPA_WEIGHTS", "Agreement", "Estimate", "Judgement", "PairGrade", "Preference", "Rated", "agreement",
     "clopper_pearson", "cohen_kappa", "fleiss_estimate", "fleiss_kappa", "fleiss_table", "kappa_estimate",

@@ -148,7 +148,7 @@ def test_compare_pairs_multi_turn_experiments_by_case_each_repeat_once(thread_ha
     assert table.loc["sends", "runs"] == 32 and table.loc["sends", "runs_with_pass"] == 16
     assert table.loc["never", "pass_rate"] == 0.0
     summary = h.experiment("again", approval_graph(), cases[:2], repeats=1).summary()
-    assert list(summary["runs"]) == [1, 1] and list(summary["passed"]) == [1.0, 1.0]
+    assert list(summary["runs"]) == [1, 1] and list(summary["pass_rate"]) == [1.0, 1.0]
     assert all(len(v) == 2 for v in by_case.values())
 
 

@@ -129,8 +129,10 @@ def test_the_summary_has_one_row_per_case_with_its_pass_rate(h):
     cases[1]["reference_answer"] = "Atlantis"
     e = h.experiment("summary", react_agent(), cases, repeats=2)
     summary = e.summary().set_index("case_id")
-    assert summary.loc["q0", "runs"] == 2 and summary.loc["q0", "passed"] == 1.0
-    assert summary.loc["q1", "passed"] == 0.0 and summary.loc["q1", "answer_score"] == 0.0
+    assert list(summary.columns[:4]) == ["runs", "pass_rate", "runs_with_pass", "failed_runs"]
+    assert summary.loc["q0", "runs"] == 2 and summary.loc["q0", "pass_rate"] == 1.0
+    assert summary.loc["q0", "runs_with_pass"] == 2 and summary.loc["q0", "failed_runs"] == 0
+    assert summary.loc["q1", "pass_rate"] == 0.0 and summary.loc["q1", "answer_score"] == 0.0
     assert summary.loc["q0", "total_tokens"] == 100
 
 
@@ -149,10 +151,10 @@ def test_the_judge_check_grades_with_the_given_chat_model(h):
     assert all(0.2 <= s <= 1.0 for s in scores)  # the offline judge grades word overlap with the reference
 
 
-def test_a_judge_grade_that_is_nan_leaves_the_case_unscored_and_failed(h):
+def test_a_judge_grade_that_is_nan_leaves_the_case_unscored_and_its_pass_unknown(h):
     e = h.experiment("nan-judge", react_agent(), capital_cases(2, answer_check="judge"),
                      judge=lambda answer, reference, question: float("nan"))
-    assert [r["passed"] for r in runs_of(h, "nan-judge", "passed")] == [0, 0]
+    assert [r["passed"] for r in runs_of(h, "nan-judge", "passed")] == [None, None]
     metrics = h.sheets(e.run_ids, sheets=["agent_metrics"])["agent_metrics"]
     assert metrics["final_answer_quality"].isna().all()
     assert all("not a finite number" in d["reason"] for d in metrics["answer_details"])

@@ -60,7 +60,7 @@ def test_a_sync_and_an_async_scorer_score_every_run_with_their_names_and_gate_it
     assert e.scoring.runs == 4 and e.scoring.scores == 8 and e.scoring.failed == 0
 
 
-def test_a_scorer_that_fails_gives_an_error_score_that_does_not_pass_and_the_others_go_on(h):
+def test_a_scorer_that_fails_gives_an_error_score_whose_pass_is_unknown_and_the_others_go_on(h):
     def raises(run, case):
         raise KeyError("no such field")
 
@@ -79,10 +79,11 @@ def test_a_scorer_that_fails_gives_an_error_score_that_does_not_pass_and_the_oth
     for name, error in (("raises", "KeyError: 'no such field'"), ("not_a_number", "not a finite number"),
                         ("infinite", "not a finite number"), ("wrong_type", "not list")):
         row = scored[("q0", name)]
-        assert row["value"] is None and row["passed"] == 0 and error in row["error"], (name, row)
+        assert row["value"] is None and row["passed"] is None and error in row["error"], (name, row)
     assert scored[("q1", "called_capital_of_right")]["passed"] == 1  # the others went on
-    assert set(passes(h, "base").values()) == {0}  # an error score fails the run
+    assert set(passes(h, "base").values()) == {None}  # an error score leaves the run's pass unknown, never failed
     assert e.scoring.failed == 8
+    assert e.scoring.errored == {"raises": 2, "not_a_number": 2, "infinite": 2, "wrong_type": 2}
 
 
 def test_a_dict_scorer_names_its_scores_and_a_bool_is_a_value_and_a_pass(h):
@@ -225,7 +226,7 @@ def test_a_judge_scorer_that_cannot_answer_is_an_error_never_a_zero(h):
     silent = GenericFakeChatModel(messages=iter([AIMessage("no json here")] * 20))
     h.experiment("base", react_agent(), capital_cases(1), scorers=[scorers.judge(silent, "Paris")])
     row = scores_of(h, "base")[("q0", "judge")]
-    assert row["value"] is None and row["passed"] == 0 and "the judge failed" in row["error"]
+    assert row["value"] is None and row["passed"] is None and "the judge failed" in row["error"]
 
 
 SCORERS_MODULE = """
@@ -260,10 +261,12 @@ def project(tmp_path_factory):
 def test_wrap_scores_with_scorers_named_on_the_command_line(project):
     done = cli(project, "wrap", "agent_module:app", "--dataset", "cases.jsonl", "--experiment", "scored",
                "--scorer", "my_scorers:short", "--scorer", "my_scorers:broken", "--store", "runs.db")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # a score could not be made: the command says so, the runs are kept
     assert "code score short: 2 run(s), mean 4.00" in done.stdout
-    assert "code score broken: 2 run(s), passed 0/2, 2 not scored" in done.stdout
+    assert "code score broken: 2 run(s), 2 not scored" in done.stdout
+    assert "passed 0/2, 2 unknown (a score could not be made)" in done.stdout
     assert "score broken could not be made for 2 run(s)" in done.stderr and "RuntimeError: scorer bug" in done.stderr
+    assert "harness: 2 score(s) could not be made: broken 2; the runs and every other score are stored" in done.stderr
 
 
 def test_rescore_and_label_from_the_command_line(project):

@@ -9,6 +9,7 @@ import time
 import pytest
 
 from harness import Harness, Store, StoreError
+from harness.store import RunIdError
 from harness.schema import SHEET_NAMES, SHEETS_BY_NAME
 
 
@@ -249,3 +250,44 @@ def test_sheets_read_only_the_runs_sheets_and_columns_asked_for(tmp_path):
     assert list(per_sheet["tool_calls"].columns)[:3] == ["run_id", "company_name", "node"]
     with pytest.raises(KeyError, match="no sheet read has column"):
         store.sheets(sheets=["runs"], columns=["tool_name"])
+
+
+def test_a_run_id_is_its_full_text_or_a_unique_start_of_four_characters_or_more(tmp_path):
+    """Resolving a run id is a store query (the run_id index), for every reader and writer of runs."""
+    store = Store(tmp_path / "ids.db")
+    store.write("runs", [{"run_id": r} for r in ("abcd1234", "abcd5678", "abcd", "ffee0011")])
+    assert store.resolve_run_id("abcd") == "abcd"  # a full id wins over the runs it starts
+    assert store.resolve_run_id("abcd5") == "abcd5678"
+    assert store.resolve_run_id(" ffee ") == "ffee0011"
+    assert store.resolve_run_ids(["ffee", "ffee0011", "abcd1"]) == ["ffee0011", "abcd1234"]
+    with pytest.raises(RunIdError, match="'abc' is too short: give at least 4 characters"):
+        store.resolve_run_id("abc")
+    store.write("runs", [{"run_id": "abcd1299"}])
+    with pytest.raises(RunIdError, match="'abcd1' is ambiguous: abcd1234, abcd1299 start with it"):
+        store.resolve_run_id("abcd1")
+    with pytest.raises(RunIdError, match="no run 'zzzz'"):
+        store.resolve_run_id("zzzz")
+def test_a_store_from_before_unknown_passes_has_its_errored_scores_made_unknown(tmp_path):
+    """Version 9: a score that could not be made used to fail its run (passed 0); opened now,
+    its pass and its run's are unknown (empty), unless another score failed the run or the
+    run did not complete."""
+    path = tmp_path / "old.db"
+    store = Store(path)
+    store.write("runs", [{"run_id": r, "status": s, "passed": 0, "harness_errors": 0}
+                         for r, s in (("errored", "completed"), ("also-failed", "completed"), ("crashed", "failed"))])
+    store.write("scores", [
+        {"run_id": "errored", "name": "mine", "passed": 0, "error": "KeyError: 'x'", "scorer": "m:mine"},
+        {"run_id": "errored", "name": "completed", "passed": 1, "scorer": "harness.scorers.completed"},
+        {"run_id": "also-failed", "name": "mine", "passed": 0, "error": "KeyError: 'x'", "scorer": "m:mine"},
+        {"run_id": "also-failed", "name": "answer", "passed": 0, "scorer": "harness.scorers.exact"},
+        {"run_id": "crashed", "name": "mine", "passed": 0, "error": "KeyError: 'x'", "scorer": "m:mine"}])
+    store.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE harness_meta SET value = '8' WHERE key = 'schema_version'")
+    store = Store(path)
+    try:
+        assert {r["run_id"]: r["passed"] for r in store.rows("runs")} == {
+            "errored": None, "also-failed": 0, "crashed": 0}
+        assert {(r["run_id"], r["name"]): r["passed"] for r in store.rows("scores")}[("errored", "mine")] is None
+    finally:
+        store.close()

@@ -3,7 +3,8 @@
 
 Answers come from the offline analyst's rules (so the workflow's prompts get meaningful
 answers), labelled with the model the request named, with tool calls when the request
-forces a tool and token usage in ``usage``. Failures on demand: ``server.script`` is a list
+forces a tool and token usage in ``usage`` (``server.usage_details`` adds the details of a
+cache hit or of reasoning, as Groq reports them). Failures on demand: ``server.script`` is a list
 of statuses to answer first (e.g. ``[429, 503]``), each with ``Retry-After: 0``; every
 request is recorded (path, headers, body).
 """
@@ -14,7 +15,7 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
@@ -34,6 +35,8 @@ class GroqServer:
     url: str
     requests: list[dict[str, Any]] = field(default_factory=list)
     script: list[int] = field(default_factory=list)  # statuses to answer before answering normally
+    #: (prompt tokens, completion tokens) -> extra ``usage`` keys, e.g. ``prompt_tokens_details``
+    usage_details: Callable[[int, int], dict[str, Any]] | None = None
 
     @property
     def completions(self) -> int:
@@ -45,8 +48,9 @@ def _messages(raw: list[dict[str, Any]]) -> list[Any]:
     return [kinds.get(m.get("role"), HumanMessage)(content=m.get("content") or "") for m in raw]
 
 
-def completion(body: dict[str, Any]) -> dict[str, Any]:
-    """The chat-completions answer for one request body."""
+def completion(body: dict[str, Any],
+               details: Callable[[int, int], dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The chat-completions answer for one request body (``details``: see GroqServer.usage_details)."""
     analyst = OfflineAnalyst(temperature=0.0)
     kwargs = {"tools": body["tools"], "tool_choice": body.get("tool_choice")} if body.get("tools") else {}
     message = analyst.invoke(_messages(body.get("messages") or []), **kwargs)
@@ -60,7 +64,8 @@ def completion(body: dict[str, Any]) -> dict[str, Any]:
                      "message": {"role": "assistant", "content": None if tool_calls else message.content,
                                  **({"tool_calls": tool_calls} if tool_calls else {})}}],
         "usage": {"prompt_tokens": usage.get("input_tokens", 0), "completion_tokens": usage.get("output_tokens", 0),
-                  "total_tokens": usage.get("total_tokens", 0)},
+                  "total_tokens": usage.get("total_tokens", 0),
+                  **(details(usage.get("input_tokens", 0), usage.get("output_tokens", 0)) if details else {})},
         "x_groq": {"id": f"req_{uuid.uuid4().hex[:12]}"},
     }
 
@@ -83,7 +88,7 @@ def serve_groq() -> Iterator[GroqServer]:
             elif status != 200:
                 payload = {"error": {"message": f"injected status {status}", "type": "rate_limit_exceeded" if status == 429 else "server_error"}}
             else:
-                payload = completion(body)
+                payload = completion(body, state.usage_details)
             raw = json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")

@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from harness import Harness, Store
-from harness.view import RunIdError, list_runs, load_run, resolve_run_id, resolve_run_ids
+from harness.view import list_runs, load_run
 from harness.view.model import Frame, last_frames
 from tests.harness import graphs
 
@@ -129,22 +129,6 @@ def test_an_execution_with_no_recorded_end_is_unfinished(tmp_path):
     assert (entry.name, entry.status, entry.duration_ms) == ("slow", "unfinished", None)
 
 
-def test_a_run_id_is_its_full_text_or_a_unique_start_of_four_characters_or_more(tmp_path):
-    store = Store(tmp_path / "ids.db")
-    store.write("runs", [{"run_id": r} for r in ("abcd1234", "abcd5678", "abcd", "ffee0011")])
-    assert resolve_run_id(store, "abcd") == "abcd"  # a full id wins over the runs it starts
-    assert resolve_run_id(store, "abcd5") == "abcd5678"
-    assert resolve_run_id(store, " ffee ") == "ffee0011"
-    assert resolve_run_ids(store, ["ffee", "ffee0011", "abcd1"]) == ["ffee0011", "abcd1234"]
-    with pytest.raises(RunIdError, match="'abc' is too short: give at least 4 characters"):
-        resolve_run_id(store, "abc")
-    store.write("runs", [{"run_id": "abcd1299"}])
-    with pytest.raises(RunIdError, match="'abcd1' is ambiguous: abcd1234, abcd1299 start with it"):
-        resolve_run_id(store, "abcd1")
-    with pytest.raises(RunIdError, match="no run 'zzzz'"):
-        resolve_run_id(store, "zzzz")
-
-
 def test_list_gives_the_newest_runs_first_filtered_and_limited_in_the_store(tmp_path):
     store = Store(tmp_path / "list.db")
     store.write("runs", [{"run_id": f"r{i}", "status": "failed" if i % 4 == 0 else "completed",
@@ -169,7 +153,7 @@ def test_show_reads_only_the_rows_of_its_run_through_the_run_id_index(recorded, 
     copy_runs(store, [recorded.agent, recorded.credit], 300)
     statements: list[str] = []
     store._conn.set_trace_callback(statements.append)
-    view = load_run(store, resolve_run_id(store, recorded.agent[:8]))
+    view = load_run(store, store.resolve_run_id(recorded.agent[:8]))
     store._conn.set_trace_callback(None)
     assert view.run_id == recorded.agent
     reads = [s for s in statements if s.lstrip().upper().startswith("SELECT")]

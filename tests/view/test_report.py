@@ -213,7 +213,7 @@ def test_a_comparison_shows_each_metric_with_its_interval_test_and_verdict():
     assert [verdict for verdict, _ in rows] == ["regressed", "inconclusive", "regressed", "no_change"]
     pass_rate, answer, latency, cost = (row for _, row in rows)
     assert "<td>gate</td>" in pass_rate and "<td class=num>1</td><td class=num>0.6</td><td class=num>−0.4</td>" in pass_rate
-    assert "[−0.57, −0.23]" in pass_rate and "exact_binomial_discordant" in pass_rate and "0.00049 worse" in pass_rate
+    assert "[−0.57, −0.23]" in pass_rate and "exact_<wbr>binomial_<wbr>discordant" in pass_rate and "0.00049 worse" in pass_rate
     assert "<span class='badge regressed'>regressed</span>" in pass_rate and "90% CI" in section
     assert "[−∞, +0.04]" in answer and "<span class='badge inconclusive'>" in answer
     assert "1.52 s" in latency and "+190 ms" in latency and "[+90 ms, +290 ms]" in latency and "±152 ms" in latency

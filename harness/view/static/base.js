@@ -73,8 +73,8 @@
   }
   function money(v) { return v === null || v === undefined ? "—" : "$" + num(v); }
   function score(v) { return v === null || v === undefined ? "—" : v.toFixed(2); }
-  /* A run's pass (runs.passed): yes, no, or — when no score gates it. */
-  function passWord(v) { return v === null || v === undefined ? "—" : v ? "yes" : "no"; }
+  /* A run's pass (runs.passed): yes, no, ? when a score that could gate it could not be made, or — when none gates it. */
+  function passWord(v) { return v === "?" ? "?" : v === null || v === undefined ? "—" : v ? "yes" : "no"; }
   function two(n) { return String(n).padStart(2, "0"); }
   function when(iso) {
     if (!iso) { return "—"; }
@@ -94,6 +94,14 @@
     var node = document.createElement(tag);
     if (cls) { node.className = cls; }
     if (text !== undefined && text !== null) { node.textContent = String(text); }
+    return node;
+  }
+  /* ``text`` into ``node``, free to break after its underscores (a score named agent_metrics). */
+  function breakable(node, text) {
+    String(text).split("_").forEach(function (part, i, parts) {
+      node.appendChild(document.createTextNode(part + (i < parts.length - 1 ? "_" : "")));
+      if (i < parts.length - 1) { node.appendChild(document.createElement("wbr")); }
+    });
     return node;
   }
   function svg(tag, attrs, text) {

@@ -7,7 +7,7 @@
   var OUTCOME_RANK = {regressed: 0, improved: 1, "unchanged-fail": 2, "unchanged-pass": 3, other: 4};
   var OUTCOME_WORDS = {regressed: "regressed", improved: "improved", "unchanged-fail": "unchanged, failing",
     "unchanged-pass": "unchanged, passing", other: "no pass to compare"};
-  var cmp = {a: -1, b: -1, drawn: 0, rows: [], cases: null};
+  var cmp = {a: -1, b: -1, drawn: 0, rows: [], cases: null, shown: null};
   var cmpSection = document.getElementById("compare");
   function casesRead() {
     return documentRead().then(function () {
@@ -72,7 +72,8 @@
     var table = el("table", "summary cases"), head = el("tr"), body = el("tbody");
     ["case", "outcome", "pass in " + nameA, "pass in " + nameB, "answer in " + nameA, "answer in " + nameB]
       .concat(names, ["latency", "tokens"]).forEach(function (h, i) {
-        var th = el("th", i >= 6 ? "num" : "", h);
+        var th = el("th", i >= 6 ? "num" : "");
+        breakable(th, h);
         if (i >= 6 && i < 6 + names.length) { th.classList.add("score-name"); }
         head.appendChild(th);
       });
@@ -132,7 +133,7 @@
     document.getElementById("cmp-a").value = String(a);
     document.getElementById("cmp-b").value = String(b);
     delete cmpSection.dataset.ready;
-    return casesRead().then(function (cases) {
+    return cmp.shown = casesRead().then(function (cases) {
       if (token !== cmp.drawn) { return; }
       var stats = document.getElementById("cmp-stats"), template = document.getElementById("cmp-" + a + "-" + b);
       stats.textContent = "";

@@ -17,7 +17,9 @@
     {key: "th", label: "thread", show: function (v, r) { return v ? v + " · turn " + (r.turn || "?") : ""; },
       w: ["minmax(110px,1fr)", "minmax(80px,1fr)"], optional: true}
   ].filter(function (c) {
-    return !c.optional || RUNS.some(function (r) { return r[c.key] !== null && r[c.key] !== undefined && r[c.key] !== ""; });
+    return !c.optional || RUNS.some(function (r) {
+      return r[c.key] !== null && r[c.key] !== undefined && r[c.key] !== "";
+    });
   });
   var state = {order: [], sortKey: null, sortDir: 1, selected: -1};
   var list = document.getElementById("list");
@@ -27,8 +29,14 @@
   var filterBox = document.getElementById("filter");
   var statusBox = document.getElementById("status");
   var countBox = document.getElementById("count");
+  /* What the filter searches: each run's cells as the list shows them (the experiment column's
+     "base / case-3" included), then its model and its error. */
+  function cellText(c, r) {
+    return String(c.show ? c.show(r[c.key], r) : (r[c.key] === null || r[c.key] === undefined ? "" : r[c.key]));
+  }
   var haystack = RUNS.map(function (r) {
-    return [r.id, r.wf, r.subj, r.st, r.exp, r.case, r.model, r.err, r.th].join("\u0001").toLowerCase();
+    return COLUMNS.map(function (c) { return cellText(c, r); }).concat([r.model || "", r.err || "", r.th || ""])
+      .join("\u0001").toLowerCase();
   });
 
   [0, 1].forEach(function (narrow) {
@@ -97,9 +105,10 @@
     row.dataset.index = index;
     row.style.top = (pos * ROW) + "px";
     COLUMNS.forEach(function (c) {
-      var text = c.show ? c.show(r[c.key], r) : (r[c.key] === null || r[c.key] === undefined ? "" : r[c.key]);
+      var text = cellText(c, r);
       var bad = (c.key === "st" && r.st === "failed") || (c.key === "pass" && r.pass === 0);
-      var cell = el("span", (c.cls || "") + (c.num ? " num" : "") + (bad ? " failed" : ""), text);
+      var unsure = c.key === "pass" && r.pass === "?";
+      var cell = el("span", (c.cls || "") + (c.num ? " num" : "") + (bad ? " failed" : "") + (unsure ? " unsure" : ""), text);
       cell.setAttribute("role", "gridcell");
       cell.title = String(text);
       if (c.key === "th" && r.th) { cell.dataset.thread = r.th; cell.classList.add("link"); cell.title = "open the thread " + r.th; }
@@ -115,7 +124,7 @@
     var thread = event.target.closest("[data-thread]");
     if (thread) { openThread(thread.dataset.thread); return; }
     var row = event.target.closest(".row");
-    if (row) { openRun(Number(row.dataset.index)); }
+    if (row) { openRun(Number(row.dataset.index), undefined, true); }
   });
   viewport.tabIndex = 0;
   viewport.addEventListener("keydown", function (event) {

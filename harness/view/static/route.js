@@ -14,12 +14,18 @@
     if (!wanted) { return false; }
     var entry = /^\d+$/.test(params.get("entry") || "") ? Number(params.get("entry")) : undefined;
     for (var i = 0; i < RUNS.length; i += 1) {
-      if (RUNS[i].id.indexOf(wanted) === 0) { openRun(i, entry); return false; }
+      if (RUNS[i].id.indexOf(wanted) === 0) { openRun(i, entry, true); return false; }
     }
     return false;
   }
 
   refilter();
-  if (!route(location.hash) && COMPARE) { showPair(COMPARE["default"][0], COMPARE["default"][1], null, false); }
+  /* The compare view's first pair is drawn first (above the runs: a run the hash names is
+     brought into sight once it is), unless the hash names a pair. */
+  var pairInHash = /(?:^|[#&])compare=([^&]*)/.exec(location.hash);
+  if (COMPARE && !(pairInHash && pairNamed(pairInHash[1]))) {
+    showPair(COMPARE["default"][0], COMPARE["default"][1], null, false);
+  }
+  route(location.hash);
   window.addEventListener("hashchange", function () { route(location.hash); });
   document.body.setAttribute("data-ready", "yes");

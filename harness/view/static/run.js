@@ -1,10 +1,11 @@
   /* ---- scores ------------------------------------------------------------------------ */
   var PASS_SENTENCES = {yes: "every score that gates the run holds", no: "a score that gates the run does not hold",
-    "—": "no score gates the run"};
+    "?": "unknown: a score that could gate the run could not be made (see its error)", "—": "no score gates the run"};
   /* Every score of the run (its scores sheet: checks, judges, scorers, labels), led by its pass. */
   function drawScoreList(box, scores) {
-    var word = passWord(scores.passed), lead = el("p", "pass-line");
-    lead.appendChild(el("span", "badge " + (word === "yes" ? "pass" : word === "no" ? "fail" : "ungated"), "pass: " + word));
+    var word = scores.pass_unknown ? "?" : passWord(scores.passed), lead = el("p", "pass-line");
+    lead.appendChild(el("span", "badge " + (word === "yes" ? "pass" : word === "no" ? "fail" : word === "?" ? "error" : "ungated"),
+      "pass: " + word));
     lead.appendChild(document.createTextNode(" " + PASS_SENTENCES[word]));
     box.appendChild(lead);
     var table = el("table", "summary score-list"), head = el("tr"), body = el("tbody");
@@ -68,8 +69,19 @@
   function setHash(hash) {
     if (history.replaceState) { history.replaceState(null, "", hash); }
   }
-  /* Open run ``index``; ``entry``: the waterfall row to show in the panel, if any. */
-  function openRun(index, entry) {
+  /* Bring the run view into sight unless its top already is (in the upper part of the window),
+     once what the page draws above it (the compare view) is drawn. */
+  function revealRun(index) {
+    Promise.resolve(cmp.shown).then(function () {
+      var section = document.getElementById("run"), top = section.getBoundingClientRect().top;
+      if (state.selected === index && (top < 0 || top > window.innerHeight * 0.6)) {
+        section.scrollIntoView({block: "start"});
+      }
+    });
+  }
+  /* Open run ``index``; ``entry``: the waterfall row to show in the panel, if any; ``reveal``:
+     bring it into sight (a click on its row, a link to it). */
+  function openRun(index, entry, reveal) {
     var run = RUNS[index];
     state.selected = index;
     Array.prototype.forEach.call(spacer.children, function (row) {
@@ -88,7 +100,7 @@
     p.appendChild(el("span", "badge " + run.st, run.st));
     if (run.pass !== null && run.pass !== undefined) {
       p.appendChild(document.createTextNode(" "));
-      p.appendChild(el("span", "badge " + (run.pass ? "pass" : "fail"), "pass: " + passWord(run.pass)));
+      p.appendChild(el("span", "badge " + (run.pass === "?" ? "error" : run.pass ? "pass" : "fail"), "pass: " + passWord(run.pass)));
     }
     p.appendChild(document.createTextNode(" " + facts.join(" · ")));
     if (run.th) { p.appendChild(document.createTextNode(" · ")); p.appendChild(threadLink(run)); }
@@ -100,6 +112,7 @@
     scoresBox.textContent = "";
     entryHint(entryBox);
     setHash("#run=" + encodeURIComponent(run.id));
+    if (reveal) { revealRun(index); }
     detailOf(index).then(function (detail) {
       if (state.selected !== index) { return; }
       if (error && detail.err) {  /* the whole error, where the list has its first 400 characters */

@@ -49,11 +49,18 @@
      or Enter or Space on the focused row; the arrow keys, Home and End move the focus);
      ``axis``: the time axis's length in ms when it is shared with another run's (the longer).
      Returns {select(i)}: mark row i as the one the panel shows. */
-  /* A run of several agents: each row's agent as a coloured band at its left edge, with a key. */
+  /* A run of several agents: each row's agent as a coloured band at its left edge, with a key.
+     The colours keep clear of the error red and its neighbours (hues 40-320), so no agent's
+     band reads as a failure: a palette of distinct ones, then hues spread by the golden angle. */
+  var AGENT_PALETTE = ["#4e79a7", "#59a14f", "#b07aa1", "#e0b12e", "#17becf", "#6b6ecf", "#bcbd22", "#76b7b2",
+    "#9467bd", "#e377c2"];
+  function agentColour(i) {
+    return i < AGENT_PALETTE.length ? AGENT_PALETTE[i] : "hsl(" + (40 + Math.round(i * 137.5) % 280) + ",55%,45%)";
+  }
   function agentColours(agents, box) {
     var colours = {}, names = [];
     agents.forEach(function (a) {
-      if (a && !(a in colours)) { colours[a] = "hsl(" + Math.round(names.length * 137.5 % 360) + ",60%,48%)"; names.push(a); }
+      if (a && !(a in colours)) { colours[a] = agentColour(names.length); names.push(a); }
     });
     if (!names.length) { return colours; }
     var key = el("p", "legend agents", "agents:");

@@ -1,0 +1,378 @@
+"""One call of a user's scorer on one (run, case): a time limit, isolation, bounded results.
+
+Every scorer call goes through :meth:`ScorerCalls.score` (an experiment's scorers, ``rescore``),
+so whatever a scorer does, it gives scores, never a stopped, hung or corrupted experiment:
+
+- **Time limit** (``timeout``, default 60 s): past it the call is an error score ("timed out
+  after 60 s") and the experiment goes on. A sync scorer runs on a daemon thread of its own
+  (abandoned when late: it cannot keep the process alive) or in a worker process (killed when
+  late); an async one on an event loop of its own (cancelled when late; a loop it blocks is
+  abandoned and the next calls get a new one), so a scorer that blocks never stalls the others.
+- **Isolation**: ``thread`` (the default) catches every exception a scorer raises, ``SystemExit``,
+  ``KeyboardInterrupt`` it raises itself and other ``BaseException`` included; ``process``
+  also runs each call in a worker process (forked, at most ``workers`` at once, reused), so a
+  scorer that ends its process (``os._exit``, a crash in a C extension) or hangs holding the
+  GIL costs one error score and a new worker.
+- **Bounded results**: names at most 200 characters and 100 scores a call
+  (:func:`evaluators.score_results`); explanations and errors cut to :data:`TEXT_CHARS` with
+  the visible marker, redacted over what is kept, before anything else sees them.
+
+The run and the case a scorer reads are read-only (:mod:`.views`), so they are shared, not copied.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import multiprocessing
+import signal
+import sys
+import threading
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from evaluators import NOT_SCORED, ScoreResult, SourcedScore, failed_score, score_results
+
+from ..secrets.redact import Redactor
+from ..tracing.encode import cut
+from .errors import ExperimentError
+
+#: How scorers are isolated from the experiment.
+ISOLATIONS: tuple[str, ...] = ("thread", "process")
+#: Seconds a scorer call may take by default.
+DEFAULT_TIMEOUT = 60.0
+#: Characters kept of a score's explanation and of its error (the cut is marked).
+TEXT_CHARS = 16_384
+#: Bytes a worker process's answer may take (100 scores of two cut texts each fit well).
+_ANSWER_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ScorerLimits:
+    """How every scorer call is limited: ``timeout`` seconds, ``isolation`` thread or process."""
+
+    timeout: float = DEFAULT_TIMEOUT
+    isolation: str = "thread"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.timeout, (int, float)) or isinstance(self.timeout, bool) or not self.timeout > 0:
+            raise ExperimentError(f"a scorer's time limit is a number of seconds > 0, not {self.timeout!r}")
+        if self.isolation not in ISOLATIONS:
+            raise ExperimentError(f"scorer isolation is {' or '.join(ISOLATIONS)}, not {self.isolation!r}")
+
+
+def seconds(value: float) -> str:
+    return f"{value:g} s"
+
+
+def bounded(results: Sequence[ScoreResult], redact: Redactor | None) -> list[ScoreResult]:
+    """``results`` with each explanation and error cut to :data:`TEXT_CHARS` characters (marked;
+    redacted over the kept part and the redactor's margin beyond it, before the cut)."""
+    out = []
+    for r in results:
+        explanation, error = r.explanation, r.error
+        if len(explanation) > TEXT_CHARS:
+            explanation = cut(explanation, TEXT_CHARS, redact)
+        if error is not None and len(error) > TEXT_CHARS:
+            error = cut(error, TEXT_CHARS, redact)
+        out.append(r if (explanation, error) == (r.explanation, r.error)
+                   else replace(r, explanation=explanation, error=error))
+    return out
+
+
+def _is_async(fn: Any) -> bool:
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+
+
+def _results_of(name: str, fn: Callable[..., Any], run: Any, case: Any,
+                redact: Redactor | None) -> list[ScoreResult]:
+    """Call a sync scorer to its end (an awaitable it returns too) and make its scores: every
+    exception, any ``BaseException``, is its error score."""
+    try:
+        result = fn(run, case)
+        if inspect.isawaitable(result):
+            result = asyncio.run(_awaited(result))
+        return bounded(score_results(name, result), redact)
+    except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt... raised by the scorer
+        return bounded([failed_score(name, exc)], redact)
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
+
+
+async def _async_results(name: str, fn: Callable[..., Any], run: Any, case: Any,
+                         redact: Redactor | None) -> list[ScoreResult]:
+    """An async scorer's scores; every exception it raises (any ``BaseException``, caught
+    here so it never reaches the loop) is its error score."""
+    try:
+        return bounded(score_results(name, await fn(run, case)), redact)
+    except BaseException as exc:  # noqa: BLE001
+        return bounded([failed_score(name, exc)], redact)
+
+
+def on_daemon_thread(loop: asyncio.AbstractEventLoop, work: Callable[[], Any]) -> asyncio.Future[Any]:
+    """``work()`` on a daemon thread of its own, its result (or exception) as a future of ``loop``;
+    a thread still running when the process ends does not keep it alive."""
+    future = loop.create_future()
+
+    def settle(outcome: tuple[bool, Any]) -> None:
+        if not future.done():
+            ok, value = outcome
+            future.set_result(value) if ok else future.set_exception(value)
+
+    def target() -> None:
+        try:
+            outcome: tuple[bool, Any] = (True, work())
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            outcome = (False, exc)
+        try:
+            loop.call_soon_threadsafe(settle, outcome)
+        except RuntimeError:  # the caller's loop is gone: nobody waits for this any more
+            pass
+
+    threading.Thread(target=target, name="harness-scorer", daemon=True).start()
+    return future
+
+
+class _AsyncLane:
+    """An event loop on a daemon thread where async scorers run, away from the loop that keeps
+    their time: a scorer that blocks it cannot stall the time limits."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, name="harness-async-scorers", daemon=True).start()
+
+    async def responsive(self, within: float = 0.5) -> bool:
+        """Whether the lane's loop still runs (a scorer may block it for good)."""
+        try:
+            ping = asyncio.run_coroutine_threadsafe(asyncio.sleep(0), self.loop)
+            await asyncio.wait_for(asyncio.wrap_future(ping), within)
+            return True
+        except (TimeoutError, RuntimeError):
+            return False
+
+    def close(self) -> None:
+        try:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        except RuntimeError:
+            pass
+
+
+class _Worker:
+    """A worker process that calls scorers (their index in the session's list) one at a time."""
+
+    def __init__(self, context: Any, scorers: Sequence[Any], redact: Redactor | None) -> None:
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_worker_main, args=(child, scorers, redact), daemon=True,
+                                       name="harness-scorer-worker")
+        with warnings.catch_warnings():  # (fork with threads running: the child only calls scorers)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            self.process.start()
+        child.close()
+
+    def call(self, index: int, run: Any, case: Any, timeout: float) -> tuple[bool, Any]:
+        """(True, the pickled scores) or (False, why there are none; the worker is stopped)."""
+        try:
+            self.conn.send((index, run, case))
+            if not self.conn.poll(timeout):
+                self.stop()
+                return False, f"TimeoutError: timed out after {seconds(timeout)} (its worker process was stopped)"
+            return True, self.conn.recv_bytes(_ANSWER_BYTES)
+        except (EOFError, OSError):
+            self.process.join(5)
+            code = self.process.exitcode
+            how = (f"it ended its worker process (exit code {code})" if code is not None and code >= 0 else
+                   f"its worker process was killed by {_signal_name(-code)}" if code is not None else
+                   "its worker process stopped answering")
+            self.stop()
+            return False, f"the scorer did not finish: {how}"
+        except Exception as exc:  # noqa: BLE001 - e.g. a run that would not pickle
+            self.stop()
+            return False, f"the scorer could not be called in a worker process: {type(exc).__name__}: {exc}"
+
+    def stop(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(5)
+        self.conn.close()
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _worker_main(conn: Any, scorers: Sequence[Any], redact: Redactor | None) -> None:
+    """A worker process's loop: (index, run, case) in, the pickled scores out, until the pipe closes."""
+    import pickle
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the experiment's to handle: it stops workers
+    while True:
+        try:
+            index, run, case = conn.recv()
+        except (EOFError, OSError, KeyboardInterrupt):
+            return
+        scorer = scorers[index]
+        if _is_async(scorer.fn):
+            results = asyncio.run(_async_results(scorer.name, scorer.fn, run, case, redact))
+        else:
+            results = _results_of(scorer.name, scorer.fn, run, case, redact)
+        try:
+            data = pickle.dumps(results)
+        except Exception as exc:  # noqa: BLE001 - e.g. a str subclass that will not pickle
+            data = pickle.dumps([failed_score(scorer.name, f"its scores could not be sent back: {exc}")])
+        try:
+            conn.send_bytes(data)
+        except (OSError, KeyboardInterrupt):
+            return
+
+
+def _process_context() -> Any:
+    """Fork where it is safe (Linux: no pickling, closures work); spawn elsewhere (scorers
+    importable by name)."""
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods and sys.platform.startswith("linux") else "spawn")
+
+
+class ScorerCalls:
+    """A session of scorer calls (one experiment's or one rescore's): holds the async lane and
+    the worker processes, which :meth:`close` ends. :meth:`score` is the one way a scorer is
+    called; it never raises for what a scorer does."""
+
+    def __init__(self, scorers: Sequence[Any], limits: ScorerLimits | None = None, *,
+                 redact: Redactor | None = None, workers: int = 4) -> None:
+        self.scorers = list(scorers)
+        self.limits = limits or ScorerLimits()
+        self.redact = redact
+        self.size = max(1, workers)
+        self._index = {id(s): i for i, s in enumerate(self.scorers)}
+        self._lane: _AsyncLane | None = None
+        self._lock = threading.Lock()
+        self._idle: list[_Worker] = []
+        self._live: set[_Worker] = set()
+        self._slots: asyncio.Semaphore | None = None
+        self._slots_loop: asyncio.AbstractEventLoop | None = None
+        self._context = _process_context() if self.limits.isolation == "process" else None
+        self._running: dict[asyncio.Task[Any], asyncio.AbstractEventLoop] = {}
+        self.closed = False
+
+    # --- the one call -------------------------------------------------------------------
+    async def score(self, scorer: Any, run: Any, case: Any) -> list[SourcedScore]:
+        """``scorer(run, case)`` under the limits, as its scores (source ``code``): what it
+        returned, or one error score saying why it gave none (raised, timed out, ended its
+        process)."""
+        timeout = self.limits.timeout
+        task = asyncio.current_task()
+        with self._lock:
+            if self.closed:  # stopped (Ctrl-C): its place stays held, never a guess
+                return [SourcedScore(failed_score(scorer.name, NOT_SCORED), getattr(scorer, "source", "code"),
+                                     scorer.spec)]
+            self._running[task] = asyncio.get_running_loop()
+        try:
+            if self.limits.isolation == "process":
+                results = await self._in_worker(scorer, run, case, timeout)
+            elif _is_async(scorer.fn):
+                results = await self._on_lane(scorer, run, case, timeout)
+            else:
+                work = on_daemon_thread(asyncio.get_running_loop(),
+                                         lambda: _results_of(scorer.name, scorer.fn, run, case, self.redact))
+                try:
+                    results = await asyncio.wait_for(work, timeout)
+                except TimeoutError:
+                    results = [self._late(scorer, "its thread was left to finish on its own")]
+        except asyncio.CancelledError:
+            if not self.closed:
+                raise
+            results = [failed_score(scorer.name, NOT_SCORED)]  # cancelled by close(): left unscored
+        except Exception as exc:  # noqa: BLE001 - a failure of the calling itself is the score's error too
+            results = bounded([failed_score(scorer.name, exc)], self.redact)
+        finally:
+            with self._lock:
+                self._running.pop(task, None)
+        return [SourcedScore(r, getattr(scorer, "source", "code"), scorer.spec) for r in results]
+
+    def _late(self, scorer: Any, what: str) -> ScoreResult:
+        return failed_score(scorer.name, f"TimeoutError: timed out after {seconds(self.limits.timeout)} ({what})")
+
+    async def _on_lane(self, scorer: Any, run: Any, case: Any, timeout: float) -> list[ScoreResult]:
+        with self._lock:
+            if self._lane is None:
+                self._lane = _AsyncLane()
+            lane = self._lane
+        call = asyncio.run_coroutine_threadsafe(_async_results(scorer.name, scorer.fn, run, case, self.redact),
+                                                lane.loop)
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(call), timeout)
+        except TimeoutError:
+            call.cancel()
+            if await lane.responsive():
+                return [self._late(scorer, "it was cancelled")]
+            with self._lock:  # it blocks its loop: the next calls get a loop of their own
+                if self._lane is lane:
+                    self._lane = None
+            return [self._late(scorer, "it blocked its event loop, which was left to finish on its own")]
+
+    async def _in_worker(self, scorer: Any, run: Any, case: Any, timeout: float) -> list[ScoreResult]:
+        import pickle
+
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._slots_loop is not loop:
+            self._slots, self._slots_loop = asyncio.Semaphore(self.size), loop
+        index = self._index.get(id(scorer))
+        if index is None:
+            raise ExperimentError(f"scorer {scorer.name!r} is not one of this session's")
+        async with self._slots:
+            worker = self._take()
+            ok, answer = await on_daemon_thread(loop, lambda: worker.call(index, run, case, timeout))
+            if not ok:
+                with self._lock:
+                    self._live.discard(worker)
+                return bounded([failed_score(scorer.name, answer)], self.redact)
+            with self._lock:
+                if self.closed:
+                    worker.stop()
+                else:
+                    self._idle.append(worker)
+            return pickle.loads(answer)
+
+    def _take(self) -> _Worker:
+        with self._lock:
+            if self.closed:
+                raise ExperimentError("the scoring session is closed")
+            if self._idle:
+                return self._idle.pop()
+            worker = _Worker(self._context, self.scorers, self.redact)
+            self._live.add(worker)
+            return worker
+
+    def close(self) -> None:
+        """End the session: calls still waiting end at once with the score :data:`NOT_SCORED`
+        (so is any later call), worker processes are stopped (one still working is killed),
+        the async lane's loop stops. A thread still running a late sync scorer is left to end
+        on its own (a daemon: it does not keep the process alive)."""
+        with self._lock:
+            self.closed = True
+            workers, self._idle, self._live = list(self._live), [], set()
+            lane, self._lane = self._lane, None
+            running, self._running = dict(self._running), {}
+        for task, loop in running.items():  # each call still waiting ends now, its score NOT_SCORED
+            try:
+                loop.call_soon_threadsafe(task.cancel)
+            except RuntimeError:  # its loop has ended
+                pass
+        for worker in workers:
+            worker.stop()
+        if lane is not None:
+            lane.close()
+
+    def __enter__(self) -> ScorerCalls:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
