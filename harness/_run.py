@@ -29,6 +29,7 @@ from .tracing.callback import HarnessCallbackHandler
 from .tracing.events import is_control_flow, root_failure
 from .tracing.tracebacks import describe_error
 from .tracing.record import RunRecord, build_rows, log_tests_row, now_iso, valid_row
+from .secrets.names import check_name
 from .secrets.redact import ExtraRule, extra_rules, host_redactor
 from .tracing.verify import PROFILES
 from .writers import Writer, make_writer, writer_kind
@@ -62,8 +63,8 @@ class Harness:
     finished runs not yet written hold in the host (default ``$HARNESS_MAX_PENDING_MB``, else
     64 MB): past it, the host waits for the writer.
 
-    ``strict``: a store that cannot be used (not a database, read-only, full, locked) raises
-    :class:`StoreError` here; by default it logs one warning, counts an error and the graph
+    ``strict``: a store that cannot be used (not a database, damaged, read-only, full, locked)
+    raises :class:`StoreError` here; by default it logs one warning, counts an error and the graph
     runs on, its runs kept in a bounded spool until the store can take them.
 
     ``redact`` adds the application's own secrets to what is redacted (see
@@ -88,10 +89,11 @@ class Harness:
         self.redact_rules = extra_rules(redact)
         # A store that cannot be used now does not stop the host (unless strict): its runs are
         # spooled and written once it can be (see harness.store.spool).
-        self.store = store if isinstance(store, Store) else Store(store, lazy=not strict)
+        self.store = store if isinstance(store, Store) else Store(store, lazy=not strict, check=strict)
         self._writer: Writer = make_writer(self.store, self.writer, tracer_provider=tracer_provider,
                                            max_pending=max_pending_bytes)
         self._held: list[Run] = []  # finished runs started with hold=True, not yet written
+        self._workflows: set[str] = set()  # workflow names checked already (see Harness.run)
         self._held_lock = threading.Lock()
         try:
             costs.load_env_prices()
@@ -169,6 +171,9 @@ class Harness:
         next :meth:`flush`), so a caller running several at once writes them in its own order."""
         if profile not in PROFILES:
             raise ValueError(f"unknown profile {profile!r}; profiles are {', '.join(PROFILES)}")
+        if workflow is not None and workflow not in self._workflows:  # each name checked once
+            check_name("workflow", workflow, host_redactor(self.redact_rules))
+            self._workflows.add(workflow)
         self._writer.prepare()  # e.g. the writer process starts now, to be ready when the run ends
         return Run(
             self, subject=subject, workflow=workflow, expected_tools=expected_tools,

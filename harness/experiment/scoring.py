@@ -34,6 +34,7 @@ from evaluators import (
 
 from ..store import StoreBusy
 from ..tracing.record import now_iso, score_key, score_row
+from ..secrets.names import UnsafeName, check_name
 from ..secrets.redact import Redactor, host_redactor
 from ..tracing.rows import redact_rows
 from .answer import answer_of
@@ -176,6 +177,8 @@ def scorers_of(given: Iterable[Any] | None) -> list[Scorer]:
     """Scorers from functions, :class:`Scorer` or ``module:function`` texts, their names distinct."""
     out = [load_scorer(s) if isinstance(s, str) else Scorer.of(s) for s in given or ()]
     names = [s.name for s in out]
+    for name in names:
+        safe_score_name(name)
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise ExperimentError(f"two scorers are named {twice[0]!r}: give one of them a score_name attribute or "
@@ -363,6 +366,10 @@ def _write(store: Any, batch: list[tuple[RunSnapshot, Case]],
                                  for r in store.rows("scores", ids, columns=["run_id", "name", "error"])
                                  if r["error"] != NOT_SCORED}  # (a scorer's place held for it, not a score)
     created = now_iso()
+    for scored in results:  # a name that holds a secret: the batch is refused before anything is stored
+        for _, scores in scored:
+            for s in scores:
+                safe_score_name(s.result.name)
     rows, settled = [], []
     for (run, _), scored in zip(batch, results):
         summary.runs += 1
@@ -523,14 +530,23 @@ MAX_NAME_CHARS = _MAX_NAME_CHARS
 MAX_RATER_CHARS = 100
 
 
-def score_name(name: Any) -> str:
-    """A score's name: a non-empty text without surrounding blanks, at most 200 characters."""
+def score_name(name: Any, kind: str = "score") -> str:
+    """A score's name: a non-empty text without surrounding blanks, at most 200 characters,
+    with no secret and no control or invisible character (:func:`~harness.secrets.names.check_name`)."""
     if not isinstance(name, str) or not name.strip():
         raise ValueError("a score name is a non-empty text")
     name = name.strip()
     if len(name) > MAX_NAME_CHARS:
         raise ValueError(f"a score name has at most {MAX_NAME_CHARS} characters, not {len(name):,}")
-    return name
+    return check_name(kind, name)
+
+
+def safe_score_name(name: str) -> str:
+    """``name`` if a scorer's score may take it (see :func:`score_name`); :class:`ExperimentError` if not."""
+    try:
+        return check_name("score", name)
+    except UnsafeName as exc:
+        raise ExperimentError(f"{exc}; nothing of it is stored") from None
 
 
 def label_score(name: str, value: Any, comment: str | None = None) -> SourcedScore:
@@ -564,13 +580,13 @@ def rater_name(by: Any) -> str | None:
     by = by.strip()
     if len(by) > MAX_RATER_CHARS or any(ch < " " or "\x7f" <= ch <= "\x9f" for ch in by):
         raise ValueError(f"--by is one line of at most {MAX_RATER_CHARS} characters, not {by[:40]!r}")
-    return by
+    return check_name("rater", by)
 
 
 def label_row(run_id: str, name: str, value: Any, *, comment: str | None = None, by: str | None = None,
               created_at: str | None = None) -> dict[str, Any]:
     """A person's label as its ``scores`` row: one per run, name and person (``by``)."""
-    name, by = score_name(name), rater_name(by)
+    name, by = score_name(name, "label"), rater_name(by)
     row = score_row(run_id, label_score(name, value, comment), created_at)
     if by is not None:
         row.update(rater=by, row_key=score_key(run_id, name, by))
