@@ -15,9 +15,10 @@ from ._paired import (
     binomial_tail,
     mean_of_repeats,
     paired_test,
-    round_sig,
 )
-from ._verdict import VERDICTS, Verdict, holm, needed_cases, verdict
+from ._exact import exact, exact_mean, round_sig
+from ._power import needed_cases
+from ._verdict import VERDICTS, Verdict, holm, holm_levels, verdict
 from ._intervals import Estimate, clopper_pearson
 from ._kappa import KAPPA_WEIGHTS, cohen_kappa, kappa_estimate, spearman, spearman_estimate
 from ._raters import (
@@ -328,6 +329,9 @@ __all__ = [
     "grade_answer",
     "grade_trajectory",
     "holm",
+    "holm_levels",
+    "exact",
+    "exact_mean",
     "intent_correctness",
     "is_transient",
     "jaccard_similarity",

@@ -1,11 +1,11 @@
 """Paired tests of one metric over the cases two versions of an agent both ran.
 
 ``a[i]`` and ``b[i]`` are case i's values under versions A and B, each already the mean of
-the case's repeats (the case is the unit: :func:`mean_of_repeats`). ``d[i] = b[i] - a[i]``,
-rounded to 12 significant digits (:func:`round_sig`), so that 0.1 and 0.09999999999999998
-are one value and a tie stays a tie. Every test is one-sided and both directions are
-reported: ``p_down`` is the evidence that the mean delta is below 0, ``p_up`` above 0;
-``p_down + p_up >= 1``.
+the case's repeats (the case is the unit), and ``d[i] = b[i] - a[i]``. Values are taken
+exactly (:mod:`._exact`: a float as the rational its 12 significant digits write, a repeat
+mean as a fraction), so 0.1 and 0.09999999999999998 are one value, 1/3 + 1/3 is 2/3, and a
+tie stays a tie. Every test is one-sided and both directions are reported: ``p_down`` is the
+evidence that the mean delta is below 0, ``p_up`` above 0; ``p_down + p_up >= 1``.
 
 - **0/1 outcomes** (``outcome=True`` and every value 0 or 1): the exact binomial test on the
   discordant pairs (McNemar's conditional test, one-sided). With ``down`` cases going 1 -> 0
@@ -42,6 +42,17 @@ exactly when ``ci_high < 0`` and ``p_up < alpha`` exactly when ``ci_low > 0``:
 An end the test cannot bound (too few cases to reach ``alpha``) is infinite; for a metric
 bounded in [0, 1] it is clamped to -1 or 1, the largest possible mean delta.
 
+**Equivalence interval** (``eq_low``, ``eq_high``, at the same level): what ``no_change``
+is claimed from, so it must hold without the shift model: for 0/1 outcomes the interval
+above (distribution-free already), for other bounded metrics the betting bounds, for
+unbounded ones the Student t bounds (:mod:`._bounds`).
+
+**Sequential** (``sequential=True``, for a comparison looked at again as cases arrive): the
+p-values and the interval come from a confidence sequence, valid at every number of cases
+at once: betting for bounded metrics, the asymptotic sequence for unbounded ones
+(:mod:`._bounds`); both are also the equivalence interval. Looking after every shard, the
+chance of ever calling a change that is not there stays at most alpha.
+
 **Effect size**: the mean delta itself for metrics in [0, 1] (a change in pass rate or
 score); otherwise the paired standardised mean difference ``mean(d) / sd(d)`` (sample sd),
 0 when every delta is 0 and None when the deltas are one nonzero constant.
@@ -55,7 +66,12 @@ import math
 import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
+from numbers import Real
 from typing import TYPE_CHECKING, Any, Literal
+
+from ._bounds import asymptotic_sequence, betting_delta, student_t
+from ._exact import exact, exact_sum, on_grid
 
 if TYPE_CHECKING:
     import numpy as np
@@ -66,7 +82,10 @@ SIGN_FLIP_SEED = 20_240_901
 _DRAW_BLOCK = 2_000  # sign patterns drawn at once (bounded memory for many cases)
 _EXACT_BINOMIAL_MAX = 4_096  # discordant pairs summed in exact integers; scipy above
 
-Test = Literal["exact_binomial_discordant", "sign_flip_exact", "sign_flip_sampled"]
+Test = Literal["exact_binomial_discordant", "sign_flip_exact", "sign_flip_sampled", "betting_sequence",
+               "asymptotic_sequence"]
+EquivalenceMethod = Literal["exact_binomial_discordant", "betting", "student_t", "betting_sequence",
+                            "asymptotic_sequence"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +93,8 @@ class PairedTest:
     """One metric tested over ``n`` paired cases (rules in the module doc). ``a`` and ``b``
     are the means over the cases, ``delta = mean(b - a)``; ``p_down``/``p_up`` the one-sided
     p-values that the mean delta is below / above 0; ``ci_low``/``ci_high`` its interval at
-    ``ci_level`` (None with no case; infinite where the test cannot bound it)."""
+    ``ci_level`` (None with no case; infinite where the test cannot bound it);
+    ``eq_low``/``eq_high`` the interval equivalence is judged by (``eq_method``)."""
 
     n: int
     a: float | None
@@ -87,6 +107,9 @@ class PairedTest:
     p_up: float
     test: Test | None
     effect_size: float | None
+    eq_low: float | None = None
+    eq_high: float | None = None
+    eq_method: EquivalenceMethod | None = None
 
     def p_worse(self, higher_is_better: bool) -> float:
         """The p-value that the metric got worse (down when higher is better)."""
@@ -96,53 +119,68 @@ class PairedTest:
         return self.p_up if higher_is_better else self.p_down
 
 
-def round_sig(x: float, digits: int = 12) -> float:
-    """``x`` rounded to ``digits`` significant digits (0 and non-finite values as they are)."""
-    if x == 0 or not math.isfinite(x):
-        return x
-    return float(f"{x:.{digits - 1}e}")
-
-
 def mean_of_repeats(values: Iterable[float]) -> float | None:
     """One case's value from its repeats: their mean (None for none), so a case run five
-    times counts once and an extra repeat that agrees changes nothing. Finite values only."""
+    times counts once and an extra repeat that agrees changes nothing. Finite values only
+    (compare averages exactly: :func:`evaluators._exact.exact_mean`)."""
     got = [float(v) for v in values]
     if any(not math.isfinite(v) for v in got):
         raise ValueError("a case's values must be finite numbers")
     return math.fsum(got) / len(got) if got else None
 
 
-def paired_test(a: Sequence[float], b: Sequence[float], *, outcome: bool = False, bounded: bool = False,
-                alpha: float = 0.05, draws: int = SIGN_FLIP_DRAWS, seed: int = SIGN_FLIP_SEED) -> PairedTest:
-    """Test the mean of ``b - a`` over paired cases (module doc). ``outcome``: the values
-    are 0/1 outcomes (pass), so the exact binomial applies while every case is 0 or 1;
-    ``bounded``: the metric lies in [0, 1]. Empty input: n = 0, both p-values 1."""
-    import numpy as np
-
+def paired_test(a: Sequence[Real], b: Sequence[Real], *, outcome: bool = False, bounded: bool = False,
+                alpha: float = 0.05, draws: int = SIGN_FLIP_DRAWS, seed: int = SIGN_FLIP_SEED,
+                sequential: bool = False) -> PairedTest:
+    """Test the mean of ``b - a`` over paired cases (module doc). Values may be floats or
+    fractions (exact repeat means). ``outcome``: the values are 0/1 outcomes (pass), so the
+    exact binomial applies while every case is 0 or 1; ``bounded``: the metric lies in
+    [0, 1]; ``sequential``: the always-valid test and interval. Empty input: n = 0, both
+    p-values 1."""
     _check_alpha(alpha)
     xa, xb = _pairs(a, b)
-    n = int(xa.size)
+    n = len(xa)
     level = 1 - 2 * alpha
     if n == 0:
         return PairedTest(0, None, None, None, None, None, level, 1.0, 1.0, None, None)
-    deltas = [round_sig(float(v)) for v in xb - xa]
-    if outcome and bool(np.isin(xa, (0, 1)).all() and np.isin(xb, (0, 1)).all()):
-        down, up = int(((xa == 1) & (xb == 0)).sum()), int(((xa == 0) & (xb == 1)).sum())
+    deltas = [y - x for x, y in zip(xa, xb)]
+    floats = [float(d) for d in deltas]
+    delta = float(exact_sum(deltas) / n)
+    test: Test
+    method: EquivalenceMethod
+    if sequential:
+        if bounded:
+            low, high, p_down, p_up = betting_delta(floats, alpha)
+            test = method = "betting_sequence"
+        else:
+            low, high, p_down, p_up = asymptotic_sequence(floats, alpha)
+            test = method = "asymptotic_sequence"
+        eq_low, eq_high = low, high
+    elif outcome and all(v in (0, 1) for v in (*xa, *xb)):
+        down = sum(1 for x, y in zip(xa, xb) if x == 1 and y == 0)
+        up = sum(1 for x, y in zip(xa, xb) if x == 0 and y == 1)
         p_down, p_up = binomial_tail(down, down + up), binomial_tail(up, down + up)
         low, high = _discordant_interval(down, up, n, alpha, p_down, p_up)
-        test: Test = "exact_binomial_discordant"
-        delta = (up - down) / n
+        test = method = "exact_binomial_discordant"
+        eq_low, eq_high = low, high
     else:
         flips = SignFlips(deltas, draws=draws, seed=seed)
         p_down, p_up = flips.p_down(), flips.p_up()
         low, high = flips.interval(alpha)
         test = "sign_flip_exact" if flips.exact else "sign_flip_sampled"
-        delta = flips.mean
+        if bounded:
+            eq_low, eq_high, _, _ = betting_delta(floats, alpha)
+            method = "betting"
+        else:
+            eq_low, eq_high = student_t(floats, alpha)
+            method = "student_t"
     if bounded:
         low, high = max(low, -1.0), min(high, 1.0)
-    return PairedTest(n=n, a=math.fsum(xa) / n, b=math.fsum(xb) / n, delta=delta, ci_low=low, ci_high=high,
-                      ci_level=level, p_down=p_down, p_up=p_up, test=test,
-                      effect_size=delta if bounded else _standardised(deltas))
+        eq_low, eq_high = max(eq_low, -1.0), min(eq_high, 1.0)
+    return PairedTest(n=n, a=float(exact_sum(xa) / n), b=float(exact_sum(xb) / n), delta=delta,
+                      ci_low=low, ci_high=high, ci_level=level, p_down=p_down, p_up=p_up, test=test,
+                      effect_size=delta if bounded else _standardised(floats), eq_low=eq_low, eq_high=eq_high,
+                      eq_method=method)
 
 
 def binomial_tail(k: int, n: int) -> float:
@@ -184,8 +222,8 @@ def _discordant_interval(down: int, up: int, n: int, alpha: float, p_down: float
 class SignFlips:
     """The sign-flip permutation distribution of a set of deltas (module doc).
 
-    Deltas are put on one integer grid (the 12th significant digit of the largest), so sums
-    of flipped deltas are exact. Each sign pattern is kept as ``(s, t)``: the sum and number
+    Deltas are put on one integer grid (:func:`evaluators._exact.on_grid`), so every sum of
+    flipped deltas is exact and a tie of sums is a tie. Each sign pattern is kept as ``(s, t)``: the sum and number
     of the nonzero deltas it flips, with the zero deltas it flips counted by J ~ Binomial(z,
     1/2) (exact mode; sampled patterns flip zeros themselves and count them in ``t``). For a
     shift ``v``, the test of ``d - v`` in the down direction keeps every pattern whose
@@ -194,14 +232,14 @@ class SignFlips:
     largest ``v`` with ``W(v) >= alpha``; the lower end is the same for ``-d``.
     """
 
-    def __init__(self, deltas: Sequence[float], *, draws: int = SIGN_FLIP_DRAWS, seed: int = SIGN_FLIP_SEED) -> None:
+    def __init__(self, deltas: Sequence[Real], *, draws: int = SIGN_FLIP_DRAWS, seed: int = SIGN_FLIP_SEED) -> None:
         import numpy as np
 
         if draws < 1:
             raise ValueError(f"draws must be at least 1, got {draws}")
-        grid, scale = _on_grid(deltas)
-        self.n, self.scale = len(grid), scale
-        self.mean = float(grid.sum()) * scale / self.n if self.n else 0.0
+        grid, unit = on_grid(deltas)
+        self.n, self.scale = len(grid), float(unit)
+        self.mean = float(int(grid.sum()) * unit / self.n) if self.n else 0.0
         self._limit = float(np.abs(grid).max()) if self.n else 0.0
         nonzero = grid[grid != 0]
         self.exact = nonzero.size <= SIGN_FLIP_EXACT_MAX
@@ -314,22 +352,6 @@ class SignFlips:
         return self._splits[mirrored]
 
 
-def _on_grid(deltas: Sequence[float]) -> tuple[np.ndarray, float]:
-    """Integers ``k`` and a scale ``q`` with ``d ~= k * q``: ``q`` is the 12th significant
-    digit of the largest delta (fewer digits for so many deltas that sums could overflow)."""
-    import numpy as np
-
-    d = np.asarray([round_sig(float(x)) for x in deltas], dtype=float)
-    if not np.isfinite(d).all():
-        raise ValueError("deltas must be finite numbers")
-    largest = float(np.abs(d).max()) if d.size else 0.0
-    if largest == 0:
-        return np.zeros(d.size, np.int64), 1.0
-    digits = min(12, int(math.log10(2 ** 62 / (10 * d.size))))
-    scale = 10.0 ** (math.floor(math.log10(largest)) - digits + 1)
-    return np.rint(d / scale).astype(np.int64), scale
-
-
 def _all_subsets(size: int) -> np.ndarray:
     """Every subset of ``size`` items as a 0/1 matrix, one row per subset."""
     import numpy as np
@@ -366,15 +388,13 @@ def _standardised(deltas: Sequence[float]) -> float | None:
     return mean / sd if sd > 0 else None
 
 
-def _pairs(a: Sequence[float], b: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-    import numpy as np
-
+def _pairs(a: Sequence[Real], b: Sequence[Real]) -> tuple[list[Fraction], list[Fraction]]:
     if len(a) != len(b):
         raise ValueError(f"paired samples must have the same length, got {len(a)} and {len(b)}")
-    xa, xb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if not (np.isfinite(xa).all() and np.isfinite(xb).all()):
-        raise ValueError("paired samples must be finite numbers")
-    return xa, xb
+    try:
+        return [exact(v) for v in a], [exact(v) for v in b]
+    except (TypeError, ValueError):
+        raise ValueError("paired samples must be finite numbers") from None
 
 
 def _check_alpha(alpha: float) -> None:

@@ -37,12 +37,16 @@ NOT_SCORED = "not scored: its scorer has not run on this run"
 class Score:
     """What a scorer returns: ``value`` (a finite number, or None), ``passed`` (True/False, or
     None for a score that does not gate the run), an ``explanation`` for people and, when the
-    scorer names several scores or wants another name than its own, ``name``."""
+    scorer names several scores or wants another name than its own, ``name``.
+    ``higher_is_better=False`` says that a lower value is better (a count of model calls, a
+    cost), so a comparison reads a fall as an improvement; None leaves it to the scorer's
+    ``higher_is_better`` attribute, else higher."""
 
     value: float | None = None
     passed: bool | None = None
     explanation: str = ""
     name: str | None = None
+    higher_is_better: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +59,7 @@ class ScoreResult:
     passed: bool | None
     explanation: str = ""
     error: str | None = None
+    higher_is_better: bool | None = None  # which way the score is better, when its scorer said
 
 
 _SHORT = reprlib.Repr()
@@ -114,7 +119,9 @@ def _one(name: str, result: Any) -> ScoreResult:
             if problem is not None:
                 return _errored(name, f"Score.value is {problem}" if "finite" in problem else f"Score.value: {problem}",
                                 result.explanation)
-        return ScoreResult(name, value, None if passed is None else bool(passed), _text(result.explanation))
+        direction = result.higher_is_better if isinstance(result.higher_is_better, bool) else None
+        return ScoreResult(name, value, None if passed is None else bool(passed), _text(result.explanation),
+                           higher_is_better=direction)
     number, problem = _real(result)
     if problem is not None:
         return _errored(name, f"the scorer returned {problem}" if "finite" in problem else problem)
@@ -361,4 +368,4 @@ def score_row(scored: SourcedScore) -> dict[str, Any]:
     r = scored.result
     return {"name": r.name, "value": r.value, "passed": None if r.passed is None else int(r.passed),
             "explanation": r.explanation or None, "source": scored.source, "scorer": scored.scorer,
-            "error": r.error}
+            "error": r.error, "higher_is_better": None if r.higher_is_better is None else int(r.higher_is_better)}

@@ -9,9 +9,13 @@ A stored value becomes a cell value by its schema kind (:data:`harness.schema.Ki
   (a real date cell); Google Sheets gets the ISO text as stored. Text that is not ISO 8601,
   or a date before 1900 (Excel has none), stays text.
 - ``json`` is already compact JSON text in the store and follows the text rules.
-- ``text``: characters outside XML 1.0 are removed, and a value longer than the target's
-  limit (counted in UTF-16 units, as both targets count) is cut and ends with a visible
-  marker ``…[truncated, N chars]`` giving the stored length N. The store keeps it whole.
+- ``text``: a value longer than the target's limit (counted in UTF-16 units, as both
+  targets count) is cut and ends with a visible marker ``…[truncated, N chars]`` giving the
+  stored length N. The store keeps it whole. Control characters (a tool named
+  ``look\x0bup``) reach Excel whole: xlsxwriter writes them as Excel's own ``_x000B_``
+  escapes, which Excel and the audit read back as the character, so a name round-trips;
+  Google Sheets gets text without the characters XML 1.0 forbids. Lone surrogates and
+  U+FFFE/U+FFFF, which no workbook can hold, are removed for both.
 
 Formula-like text (``=``, ``+``, ``-``, ``@``, tab, CR first) is returned unchanged as a
 ``str``: the writers store every ``str`` as a literal string (xlsxwriter ``write_string``,
@@ -36,6 +40,8 @@ SHEETS_CELL_LIMIT = 50_000
 #: Characters XML 1.0 forbids (and openpyxl/Excel reject): C0 controls except tab, LF, CR,
 #: lone surrogates, U+FFFE and U+FFFF.
 _ILLEGAL_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+#: What not even Excel's ``_xHHHH_`` escapes (which xlsxwriter writes for C0 controls) hold.
+_UNWRITABLE = re.compile("[\ud800-\udfff\ufffe\uffff]")
 _MAX_EXACT_INT = 2**53
 _EXCEL_EPOCH_YEAR = 1900
 
@@ -47,15 +53,16 @@ def _utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def safe_text(text: str, limit: int) -> str:
-    """Remove characters illegal in XML, then cut to ``limit`` UTF-16 units with a marker.
+def safe_text(text: str, limit: int, illegal: re.Pattern[str] = _ILLEGAL_XML) -> str:
+    """Remove the ``illegal`` characters (default: those XML 1.0 forbids), then cut to
+    ``limit`` UTF-16 units with a marker.
 
     The marker reports the stored length in characters; the result never exceeds ``limit``
     units and never splits a surrogate pair. Raises ValueError when ``limit`` cannot hold
     the marker.
     """
     # isprintable() is a fast "nothing to remove": every illegal character is unprintable.
-    clean = text if text.isprintable() or not _ILLEGAL_XML.search(text) else _ILLEGAL_XML.sub("", text)
+    clean = text if text.isprintable() or not illegal.search(text) else illegal.sub("", text)
     if len(clean) <= limit // 2 or _utf16_len(clean) <= limit:
         return clean
     marker = truncation_marker(len(text))
@@ -67,7 +74,7 @@ def safe_text(text: str, limit: int) -> str:
     return kept + marker
 
 
-def _number(limit: int) -> Callable[[Any], str | int | float]:
+def _number(limit: int, illegal: re.Pattern[str] = _ILLEGAL_XML) -> Callable[[Any], str | int | float]:
     def number(value: Any) -> str | int | float:
         kind = type(value)
         if kind is float:
@@ -76,14 +83,14 @@ def _number(limit: int) -> Callable[[Any], str | int | float]:
             return value if -_MAX_EXACT_INT <= value <= _MAX_EXACT_INT else str(value)
         if kind is bool:
             return int(value)
-        return safe_text(str(value), limit)
+        return safe_text(str(value), limit, illegal)
 
     return number
 
 
-def _text(limit: int) -> Callable[[Any], str]:
+def _text(limit: int, illegal: re.Pattern[str] = _ILLEGAL_XML) -> Callable[[Any], str]:
     def text(value: Any) -> str:
-        return safe_text(value if type(value) is str else str(value), limit)
+        return safe_text(value if type(value) is str else str(value), limit, illegal)
 
     return text
 
@@ -108,8 +115,8 @@ def _excel_datetime(value: Any) -> str | datetime:
     return _excel_text(value)
 
 
-_excel_text = _text(EXCEL_CELL_LIMIT)
-_excel_number = _number(EXCEL_CELL_LIMIT)
+_excel_text = _text(EXCEL_CELL_LIMIT, _UNWRITABLE)
+_excel_number = _number(EXCEL_CELL_LIMIT, _UNWRITABLE)
 _sheets_text = _text(SHEETS_CELL_LIMIT)
 _sheets_number = _number(SHEETS_CELL_LIMIT)
 

@@ -3,17 +3,15 @@
 xlsxwriter in ``constant_memory`` mode writes each row to disk as soon as the next one
 starts, so memory stays flat in the number of rows (measured against openpyxl
 ``write_only`` in ``benchmarks/export_excel.py``: xlsxwriter is the faster of the two).
-The workbook is written to a temporary file beside the target and renamed over it, so a
-crash never leaves a half workbook under the final name; the temporary file and scratch
-directory of an export that was killed are removed by the next export to that target.
+The workbook is written to a temporary file beside the target and renamed over it
+(:mod:`harness.outputs`), so a crash never leaves a half workbook under the final name; the
+temporary file and scratch directory of an export that was killed are removed by the next
+export to that target.
 """
 
 from __future__ import annotations
 
-import glob
 import os
-import re
-import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -28,6 +26,7 @@ from xlsxwriter.format import Format
 from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
+from harness.outputs import replacing
 from harness.schema import ALL_SHEETS, EVAL_STATUSES, VERIFICATION_STATUSES, Column, Sheet
 from harness.store import Store
 
@@ -97,7 +96,8 @@ def write_excel(
     schema's extra columns. A sheet that would pass ``max_rows_per_sheet`` rows (header
     included) continues in ``NAME_2``, ``NAME_3``... with the same header. ``progress`` is
     called with (sheet name, rows) after each sheet. Raises ValueError for a path that is
-    not ``.xlsx`` or whose directory does not exist, or a row limit outside 2..1,048,576.
+    not ``.xlsx``, whose directory does not exist or that is no file (a directory, a pipe, a
+    device: :class:`harness.outputs.NotAFile`), or a row limit outside 2..1,048,576.
     """
     target = Path(path)
     if target.suffix.lower() != ".xlsx":
@@ -109,15 +109,13 @@ def write_excel(
         raise ValueError(f"max_rows_per_sheet must be between 2 and {EXCEL_MAX_ROWS}, got {max_rows_per_sheet}")
 
     started = time.perf_counter()
-    _remove_leftovers(directory, target.name)
-    prefix = f".{target.name}.{os.getpid()}."  # whose it is: a leftover of a dead process is removed
-    fd, tmp_name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=directory)
-    os.close(fd)
-    try:
+    # Written beside the target, synced and renamed over it (harness.outputs): a full disk or a
+    # kill leaves the old workbook, a link at the target is replaced, its permissions are kept.
+    with replacing(target) as written:
         # xlsxwriter streams each worksheet through scratch files until close(); keep them
         # beside the target (not on a RAM-backed /tmp) and gone whatever happens.
-        with tempfile.TemporaryDirectory(prefix=prefix, dir=directory) as scratch:
-            workbook = xlsxwriter.Workbook(tmp_name, {
+        with tempfile.TemporaryDirectory(prefix=f".{target.name}.{os.getpid()}.", dir=directory) as scratch:
+            workbook = xlsxwriter.Workbook(str(written), {
                 "constant_memory": True,
                 "strings_to_formulas": False,
                 "strings_to_urls": False,
@@ -133,44 +131,7 @@ def write_excel(
                 if progress is not None:
                     progress(sheet.name, rows[sheet.name])
             workbook.close()
-        with open(tmp_name, "rb+") as written:
-            os.fsync(written.fileno())
-        os.chmod(tmp_name, 0o666 & ~_umask())  # mkstemp makes 0600; a workbook is for sharing
-        os.replace(tmp_name, target)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
     return ExcelExportResult(target, rows, tuple(worksheets), time.perf_counter() - started)
-
-
-def _remove_leftovers(directory: Path, name: str) -> None:
-    """The temporary files and scratch directories earlier exports to ``name`` left when
-    they were killed (their process is gone; a live export's are left alone)."""
-    pattern = re.compile(rf"\.{re.escape(name)}\.(\d+)\..+")
-    for leftover in directory.glob(f".{glob.escape(name)}.*"):
-        found = pattern.fullmatch(leftover.name)
-        if found is None or _alive(int(found.group(1))):
-            continue
-        if leftover.is_dir():
-            shutil.rmtree(leftover, ignore_errors=True)
-        else:
-            leftover.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # exists, owned by someone else
-        return True
-    return True
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def _part_name(sheet: Sheet, part: int) -> str:

@@ -23,7 +23,7 @@ scrub_log_records()  # secrets quoted in a harness warning never reach a log lin
 
 if TYPE_CHECKING:
     from ._run import Harness, Run, current_run
-    from .experiment.compare import Comparison, UnknownExperiment
+    from .experiment.compare import Comparison, Comparisons, UnknownExperiment
     from .experiment.dataset import Case, Dataset, DatasetError, load_dataset
     from .experiment.runner import Experiment, ExperimentError
     from .experiment.scoring import RunSnapshot
@@ -37,7 +37,7 @@ _ON_FIRST_USE = {
     "HarnessCallbackHandler": ".tracing.callback",
     "Case": ".experiment.dataset", "Dataset": ".experiment.dataset", "DatasetError": ".experiment.dataset",
     "load_dataset": ".experiment.dataset", "Experiment": ".experiment.runner",
-    "ExperimentError": ".experiment.runner", "Comparison": ".experiment.compare",
+    "ExperimentError": ".experiment.runner", "Comparison": ".experiment.compare", "Comparisons": ".experiment.compare",
     "UnknownExperiment": ".experiment.compare", "RunSnapshot": ".experiment.scoring", "ThreadSnapshot": ".experiment.threads",
     "Score": "evaluators",
 }
@@ -62,6 +62,7 @@ __all__ = [
     "Case",
     "Column",
     "Comparison",
+    "Comparisons",
     "Dataset",
     "DatasetError",
     "Experiment",

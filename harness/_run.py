@@ -29,6 +29,7 @@ from .tracing.callback import HarnessCallbackHandler
 from .tracing.events import is_control_flow, root_failure
 from .tracing.tracebacks import describe_error
 from .tracing.record import RunRecord, build_rows, log_tests_row, now_iso, valid_row
+from .secrets.names import check_name
 from .secrets.redact import ExtraRule, extra_rules, host_redactor
 from .tracing.verify import PROFILES
 from .writers import Writer, make_writer, writer_kind
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from evaluators import Agreement
 
     from .costs.reprice import RepriceSummary
-    from .experiment.compare import Comparison
+    from .experiment.compare import Comparison, Comparisons
     from .experiment.runner import Experiment
     from .experiment.scoring import ScoringSummary
     import pandas as pd
@@ -70,8 +71,8 @@ class Harness:
     scorer version, by this harness or by a worker on the same store; :meth:`flush` waits
     for the scores of the runs written so far.
 
-    ``strict``: a store that cannot be used (not a database, read-only, full, locked) raises
-    :class:`StoreError` here; by default it logs one warning, counts an error and the graph
+    ``strict``: a store that cannot be used (not a database, damaged, read-only, full, locked)
+    raises :class:`StoreError` here; by default it logs one warning, counts an error and the graph
     runs on, its runs kept in a bounded spool until the store can take them.
 
     ``redact`` adds the application's own secrets to what is redacted (see
@@ -101,10 +102,11 @@ class Harness:
         self.redact_rules = extra_rules(redact)
         # A store that cannot be used now does not stop the host (unless strict): its runs are
         # spooled and written once it can be (see harness.store.spool).
-        self.store = store if isinstance(store, Store) else Store(store, lazy=not strict)
+        self.store = store if isinstance(store, Store) else Store(store, lazy=not strict, check=strict)
         self._writer: Writer = make_writer(self.store, self.writer, tracer_provider=tracer_provider,
                                            max_pending=max_pending_bytes)
         self._held: list[Run] = []  # finished runs started with hold=True, not yet written
+        self._workflows: set[str] = set()  # workflow names checked already (see Harness.run)
         self._held_lock = threading.Lock()
         try:
             costs.load_env_prices()
@@ -198,6 +200,9 @@ class Harness:
         next :meth:`flush`), so a caller running several at once writes them in its own order."""
         if profile not in PROFILES:
             raise ValueError(f"unknown profile {profile!r}; profiles are {', '.join(PROFILES)}")
+        if workflow is not None and workflow not in self._workflows:  # each name checked once
+            check_name("workflow", workflow, host_redactor(self.redact_rules))
+            self._workflows.add(workflow)
         self._writer.prepare()  # e.g. the writer process starts now, to be ready when the run ends
         return Run(
             self, subject=subject, workflow=workflow, expected_tools=expected_tools,
@@ -335,14 +340,19 @@ class Harness:
         self.flush()
         return experiment_table(self.store)
 
-    def compare(self, a: str, b: str, *, alpha: float = 0.05, metrics: Sequence[str] | None = None,
-                gate: Sequence[str] | None = None, margin: Any = None, against: Any = None,
-                min_agreement: float | None = None, min_labels: int = 30, pairwise: Any = None,
-                concurrency: int = 4) -> Comparison:
+    def compare(self, a: str, b: str, *more: str, alpha: float = 0.05, metrics: Sequence[str] | None = None,
+                gate: Sequence[str] | None = None, margin: Any = None, lower_is_better: Sequence[str] = (),
+                higher_is_better: Sequence[str] = (), strict: bool = False, sequential: bool = False,
+                against: Any = None, min_agreement: float | None = None, min_labels: int = 30, pairwise: Any = None,
+                concurrency: int = 4) -> Comparison | Comparisons:
         """Experiment ``b`` against ``a``, paired by case (see :mod:`harness.experiment.compare`):
-        ``.regressed`` is the CI gate (``assert not h.compare("main", "candidate").regressed``);
-        ``gate`` names the gated metrics (default ``pass_rate``), ``margin`` the smallest change
-        that matters (``0.03``, ``"5%"``, ``{"latency_ms": 200}``).
+        ``.regressed`` is the CI gate (``assert not h.compare("main", "candidate").regressed``),
+        failed too by a gated metric that lost more than 10% of its cases to missing data
+        (any, with ``strict``); ``gate`` names the gated metrics (default ``pass_rate``),
+        ``margin`` the smallest change that matters (``0.03``, ``"5%"``, ``{"latency_ms": 200}``),
+        ``lower_is_better`` the scores for which lower is better; ``sequential`` keeps the
+        verdicts valid when compared again as runs arrive. Several candidates
+        (``h.compare("main", "cand1", "cand2")``) give a :class:`Comparisons`, one Holm family.
 
         Judges: ``against`` pairs a gated score with people's label (``"LABEL"`` or
         ``{"score": "label"}``; else the pair ``h.agreement`` measured last) and
@@ -354,18 +364,26 @@ class Harness:
         preference (``.pairwise``) is then the gate (see :mod:`harness.experiment.pairwise`)."""
         import dataclasses
 
-        from .experiment.compare import compare_experiments
+        from .experiment.compare import compare_candidates
         from .experiment.errors import ExperimentError
         from .experiment.instruments import with_agreements
         from .experiment.pairwise import compare_pairwise
 
         if pairwise is not None and gate:
             raise ExperimentError("with a pairwise judge the judge's preference is the gate: leave out gate")
+        if pairwise is not None and more:
+            raise ExperimentError("a pairwise judge compares two experiments: give one candidate")
         self.flush()
-        comparison = compare_experiments(self.store, a, b, alpha=alpha, metrics=metrics,
-                                         gate=[] if pairwise is not None else gate, margin=margin)
-        comparison = with_agreements(self.store, comparison, against=against, min_agreement=min_agreement,
-                                     min_labels=min_labels)
+        result = compare_candidates(self.store, a, [b, *more], alpha=alpha, metrics=metrics,
+                                    gate=[] if pairwise is not None else gate, margin=margin,
+                                    lower_is_better=lower_is_better, higher_is_better=higher_is_better,
+                                    strict=strict, sequential=sequential)
+        result = dataclasses.replace(result, comparisons=tuple(
+            with_agreements(self.store, c, against=against, min_agreement=min_agreement, min_labels=min_labels)
+            for c in result.comparisons))
+        if more:
+            return result
+        comparison = result.comparisons[0]
         if pairwise is None:
             return comparison
         unit = margin if isinstance(margin, (int, float)) and not isinstance(margin, bool) else 0.05

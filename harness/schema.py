@@ -798,6 +798,9 @@ SCORES = Sheet("scores", "Us", "One row per judgement of a run: a built-in check
     Column("experiment", "Extra", "text", "The experiment of the score's run (its runs.experiment), so the sheet "
            "reads alone; empty for a run outside experiments.", "the run"),
     Column("case_id", "Extra", "text", "The dataset case of the score's run (its runs.case_id).", "the run"),
+    Column("higher_is_better", "Extra", "int", "Which way the score is better, as its scorer declared it: 1 "
+           "higher, 0 lower (a count of model calls, a cost), empty when it did not say (compare then takes higher "
+           "as better).", "the scorer", bounds=(0, 1)),
     Column("scorer_version", "Extra", "text", "The version of the scorer that made it: its function's ``version`` "
            "attribute, else ``src-`` and a hash of its source code and the plain values it closes over. With "
            "run_id and name it is the score's key for online scoring: a run is scored once per scorer version.",

@@ -104,3 +104,36 @@ def returns_within(seconds: float, call, *args, **kwargs):
     if not ok:
         raise value
     return value
+
+
+@pytest.fixture
+def read_only():
+    """Makes a file, or a directory and what it holds, read-only for this process: permission
+    bits, or for root, whom they do not stop, the file system's immutable attribute, else a
+    read-only bind mount of the path; undone after the test."""
+    import shutil
+    import subprocess
+
+    undo: list = []
+
+    def run(*command: str) -> bool:
+        return shutil.which(command[0]) is not None and subprocess.run(command, capture_output=True).returncode == 0
+
+    def make(*paths: Path) -> None:
+        for path in paths:
+            if os.geteuid() != 0:
+                mode = path.stat().st_mode
+                path.chmod(0o555 if path.is_dir() else 0o444)
+                undo.append(lambda path=path, mode=mode: path.chmod(mode))
+            elif run("chattr", "+i", str(path)):
+                undo.append(lambda path=path: run("chattr", "-i", str(path)))
+            elif run("mount", "--bind", str(path), str(path)):
+                undo.append(lambda path=path: run("umount", str(path)))
+                if not run("mount", "-o", "remount,ro,bind", str(path), str(path)):
+                    pytest.fail(f"cannot make {path} read-only for root here (no chattr, no read-only bind mount)")
+            else:
+                pytest.fail(f"cannot make {path} read-only for root here (no chattr, no bind mount)")
+
+    yield make
+    for step in reversed(undo):
+        step()

@@ -75,12 +75,25 @@ def test_the_core_reaches_exporters_only_lazily_from_the_facade_and_the_cli(grap
 
 def test_exporters_read_the_store_never_a_live_run(graph):
     reached = {imported for _, imported, _ in imports(graph, "exporters", "harness")}
-    assert reached <= {"harness.schema", "harness.store", "harness.config", "harness.inputs"}
+    assert reached <= {"harness.schema", "harness.store", "harness.config", "harness.inputs", "harness.outputs"}
 
 
 def test_the_safe_file_reader_imports_nothing_of_ours(graph):
     for other in PACKAGES:
         assert imports(graph, "harness.inputs", other) == [], other
+
+
+def test_every_file_is_written_by_one_helper_that_stands_on_the_file_reader_alone(graph):
+    """harness.outputs writes reports and workbooks (beside the target, synced, renamed); it
+    reaches nothing of ours but the file reader, which says what a path is."""
+    reached = {imported for _, imported, _ in imports(graph, "harness.outputs", "harness")}
+    assert {m for m in reached if not _under(m, "harness.outputs")} <= {"harness.inputs"}
+    for other in ("workflows", "evaluators", "exporters"):
+        assert imports(graph, "harness.outputs", other) == [], other
+    writers = sorted(str(path.relative_to(ROOT)) for package in PACKAGES for path in (ROOT / package).rglob("*.py")
+                     if re.search(r"\.write_(text|bytes)\(|\bos\.replace\(|open\([^)]*['\"][wax]b?['\"]",
+                                  path.read_text()))
+    assert writers == ["harness/outputs/replace.py"], writers
 
 
 def test_tracing_and_the_store_know_nothing_of_who_calls_them(graph):
@@ -150,7 +163,8 @@ def test_the_harness_package_keeps_at_most_eight_modules_at_its_top_level():
 
 def test_the_view_reads_the_store_never_a_live_run_and_the_audit_draws_with_its_plots(graph):
     reached = {imported for _, imported, _ in imports(graph, "harness.view", "harness")}
-    assert {m for m in reached if not _under(m, "harness.view")} <= {"harness.schema", "harness.store"}
+    assert {m for m in reached if not _under(m, "harness.view")} <= {"harness.schema", "harness.store",
+                                                                     "harness.outputs"}
     assert imports(graph, "harness.view", "workflows") == [] and imports(graph, "harness.view", "exporters") == []
     assert ("harness.audit._plots", "harness.view.plots") in {(a, b) for a, b, _ in imports(graph, "harness.audit",
                                                                                           "harness.view")}

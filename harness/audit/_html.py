@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..outputs import write_text
 from ..secrets.redact import host_redactor
 from ..view.formats import number
 from . import _plots
@@ -231,7 +232,6 @@ def render_html(result: AuditResult) -> str:
 
 
 def write_report(result: AuditResult, path: str | os.PathLike[str]) -> Path:
-    """Write :func:`render_html` to ``path`` (UTF-8) and return the path."""
-    target = Path(path)
-    target.write_text(render_html(result), encoding="utf-8")
-    return target
+    """Write :func:`render_html` to ``path`` (UTF-8, whole or not at all: :mod:`harness.outputs`)
+    and return the path."""
+    return write_text(path, render_html(result))

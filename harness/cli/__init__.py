@@ -119,6 +119,10 @@ def main(argv: list[str] | None = None) -> None:
         except KeyboardInterrupt:
             fail("interrupted", code=130, debug=debug)
         except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
+            from harness.store.errors import StoreError
+
+            if isinstance(exc, StoreError):  # the store at fault says so itself, in one line
+                fail(str(exc), code=2, debug=debug)
             if type(exc).__name__ == "Abort":
                 fail("aborted", code=1, debug=debug)
             if type(exc).__name__ == "NoArgsIsHelpError":  # a command alone: its help, as --help would

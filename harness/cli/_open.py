@@ -46,18 +46,30 @@ def close_opened() -> None:
         _opened.pop().close()
 
 
+def require_stored(harness, run_ids: list[str]) -> None:
+    """Exit 2 in one line when the store did not take the runs (a store that fails under a
+    command, as a full disk: its runs wait in the spool, written when it can)."""
+    harness.flush()
+    stored = {row["run_id"] for row in harness.store.rows("runs", run_ids, columns=["run_id"])}
+    missing = [run_id for run_id in run_ids if run_id not in stored]
+    if missing:
+        raise UsageError(f"the store {harness.store.display!r} did not take {len(missing)} of {len(run_ids)} run(s): "
+                         "they are kept in its spool and written when it can be written")
+
+
 def open_store(url: str | None) -> Store:
-    """An existing store, for commands that read it (none of them creates one by mistake)."""
+    """An existing store, for commands that read it (none of them creates one by mistake):
+    read-only when it cannot be written, refused in one line when it is damaged."""
     from harness.store import Store, StoreError, resolve_store_path, store_url
     from harness.store.postgres import PostgresStore
 
     try:
         if PostgresStore.accepts(store_url(url)):
-            return Store(store_url(url))
+            return Store(store_url(url), reading=True, check=True)
         path = resolve_store_path(url)
         if not path.exists():
             raise UsageError(f"no store at {str(path)!r} (use --store or $HARNESS_STORE)")
-        return Store(path)  # refuses a directory, a FIFO or a device before SQLite opens it
+        return Store(path, reading=True, check=True)  # refuses a directory, a FIFO or a device before SQLite opens it
     except StoreError as exc:
         raise UsageError(str(exc)) from None
 

@@ -7,7 +7,10 @@
   and warnings of any library included.
 - **Inert**: control characters from stored data (C0 but tab and newline, DEL, C1) are
   shown as escapes, ESC as the text ``\\x1b``, in every table and tree, on a terminal and
-  piped: a tool's output cannot retitle the window or clear the screen. Data is never
+  piped: a tool's output cannot retitle the window or clear the screen. So are the
+  characters that hide or reorder text without showing themselves (bidirectional controls,
+  zero-width characters, line and paragraph separators: ``\\u202e``), so what is shown is
+  what is stored (Trojan Source). Data is never
   read as rich markup, so it cannot open a hyperlink either. Our own colours still reach a
   terminal; other writers keep their colours (SGR sequences) and lose every other control.
 - **One line**: a message is one line of bounded length; a word of more than
@@ -36,16 +39,18 @@ from rich.measure import Measurement
 from rich.segment import Segment
 from rich.text import Text
 
+from harness.secrets.names import INVISIBLE_CLASS
+
 #: Characters of one word of a one-line message, and of the whole line, before they are cut.
 MAX_WORD = 200
 MAX_LINE = 1_000
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_ANY_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE_CLASS}]")
+_ANY_CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f{INVISIBLE_CLASS}]")
 #: Another writer's colour (SGR) sequence, kept, or any other control character, made inert.
-_FOREIGN = re.compile("(\x1b\\[[0-9;:]*m)|([\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f])")
-#: DEL and C1 controls, which ``json.dumps(ensure_ascii=False)`` leaves raw.
-_JSON_RAW = re.compile("[\x7f-\x9f]")
+_FOREIGN = re.compile(f"(\x1b\\[[0-9;:]*m)|([\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{INVISIBLE_CLASS}])")
+#: DEL, C1 controls and invisible characters, which ``json.dumps(ensure_ascii=False)`` leaves raw.
+_JSON_RAW = re.compile(f"[\x7f-\x9f{INVISIBLE_CLASS}]")
 
 
 def _redactor() -> Callable[[str], str]:
@@ -66,7 +71,8 @@ def inert(text: str) -> str:
 
 
 def _escape(match: re.Match[str]) -> str:
-    return f"\\x{ord(match.group()):02x}"
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def scrub(text: str) -> str:
@@ -240,7 +246,7 @@ class _Guarded:
     def write(self, text: str) -> int:
         clean = _redact(text)
         if self._foreign:
-            clean = _FOREIGN.sub(lambda m: m.group(1) or f"\\x{ord(m.group(2)):02x}", clean)
+            clean = _FOREIGN.sub(lambda m: m.group(1) or _escape(m), clean)
         try:
             self._stream.write(clean)
         except BrokenPipeError:

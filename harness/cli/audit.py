@@ -43,6 +43,7 @@ def command(
 ) -> None:
     from harness.audit import ArchiveLimits, AuditInputError, audit_google_sheet, audit_workbook
     from harness.audit import summary, write_report
+    from harness.outputs import NotAFile
     from workflows import (
         EXPECTED_TOOLS,  # names a run's company type from its expected tools
     )
@@ -73,8 +74,9 @@ def command(
     if report is not None:
         try:
             write_report(result, report)
-        except OSError as exc:
-            raise UsageError(f"writing the report {str(report)!r} failed: {exc.strerror or exc}", code=1) from None
+        except (OSError, NotAFile) as exc:
+            raise UsageError(f"writing the report {str(report)!r} failed: {getattr(exc, 'strerror', None) or exc}",
+                             code=1) from None
     if as_json:
         show_json(result.to_dict(), indent=None)
     else:

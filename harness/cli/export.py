@@ -62,6 +62,8 @@ def command(
                     written = exporters.write_excel(opened, out, run_ids, progress=_per_sheet(bar))
                 except OSError as exc:
                     raise UsageError(f"writing {str(out)!r} failed: {exc.strerror or exc}", code=1) from None
+                except ValueError as exc:  # the path became no file since it was checked
+                    raise UsageError(str(exc)) from None
             columns["xlsx rows"] = dict(written.rows)
             summary = [f"wrote {written.path} ({written.total_rows} rows, {written.seconds:.1f}s)"]
         else:

@@ -85,7 +85,10 @@ def _queue(experiments: list[str], *, name: str | None, n: int, score: str | Non
         lines = queue(harness.store, experiments, name=name, n=n, score=score, threshold=threshold, by=by)
     except (ExperimentError, ValueError) as exc:
         raise UsageError(str(exc)) from None
-    write_queue(lines, out)
+    try:
+        write_queue(lines, out)
+    except (OSError, ValueError) as exc:  # ValueError: the path became no file since it was checked
+        raise UsageError(f"cannot write {str(out)!r}: {getattr(exc, 'strerror', None) or exc}") from None
     reasons = Counter(line["picked"] for line in lines)
     said = "; ".join(f"{why}: {count}" for why, count in reasons.items())
     say(f"wrote {out}: {len(lines)} run(s) of {', '.join(experiments)} to label {name} ({said or 'none left to label'}); "

@@ -14,6 +14,7 @@ import typer
 from ._errors import UsageError
 from ._open import open_store, run_ids
 from ._output import say
+from ._paths import writable_file
 
 
 def command(
@@ -23,10 +24,12 @@ def command(
     limit: Annotated[int, typer.Option(help="At most this many runs, the newest (0: all).")] = 10_000,
     out: Annotated[Path, typer.Option(help="The HTML file to write.")] = Path("report.html"),
 ) -> None:
+    from harness.outputs import NotAFile
     from harness.view import list_runs, write_report
 
     if limit < 0:
         raise UsageError(f"--limit must be 0 (all) or more, got {limit}")
+    writable_file(out, "--out")
     opened = open_store(store)
     try:
         ids = run_ids(opened, run) if run else []
@@ -50,8 +53,8 @@ def command(
             judges = agreements(opened, list(remembered(opened)))  # what harness agreement measured
             report = write_report(opened, out, run_ids=ids, experiments=experiment or (), limit=limit or None,
                                   compare=compare, agreements=judges)
-        except OSError as exc:
-            raise UsageError(f"cannot write {str(out)!r}: {exc.strerror or exc}") from None
+        except (OSError, NotAFile) as exc:
+            raise UsageError(f"cannot write {str(out)!r}: {getattr(exc, 'strerror', None) or exc}") from None
     finally:
         opened.close()
     cut = f" (the newest of {report.selected:,}; --limit to change)" if report.selected > report.runs else ""

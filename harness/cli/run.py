@@ -17,7 +17,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ._errors import UsageError
-from ._open import load_prices_option, open_harness
+from ._open import load_prices_option, open_harness, require_stored
 from ._output import clip, progress, say, show
 from ._paths import writable_file
 
@@ -97,6 +97,7 @@ def command(
         say(f"harness: skipped {duplicates} duplicate compan{'y' if duplicates == 1 else 'ies'}")
     batch = _batch(harness, batch_id, resume)
     outcomes = _run_with_progress(harness, names, settings, functools.partial(run_batch, batch=batch))
+    require_stored(harness, [o.run_id for o in outcomes])
     _summary(outcomes)
     exported = _export(harness, [o.run_id for o in outcomes], excel, gsheet)
     raise typer.Exit(1 if not exported or any(o.status != "completed" for o in outcomes) else 0)

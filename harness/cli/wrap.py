@@ -16,7 +16,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ._errors import UsageError
-from ._open import load_prices_option, open_harness
+from ._open import load_prices_option, open_harness, require_stored
 from ._output import clip, progress, say, show, show_json
 from ._paths import writable_file
 
@@ -173,6 +173,7 @@ def command(
                 thread_scorers=thread_scorers, scorer_timeout=scorer_timeout, scorer_isolation=scorer_isolation,
                 on_scored=scored.append, on_threads_scored=scored.append, workflow=workflow)
     run_ids = [run.run_id for run in runs]
+    require_stored(harness, run_ids)
     for run in runs:
         if run.status != "completed":
             say(f"harness: run {run.run_id} failed: {run.error}")

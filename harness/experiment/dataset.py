@@ -15,6 +15,10 @@ expected to stop at an interrupt; false: to finish; by default a turn followed b
 must stop at one and any other must not) and its own ``reference_answer`` (with
 ``answer_check``, ``tolerance``, ``threshold``). The case's ``reference_answer`` is checked
 against the last turn.
+
+A dataset's hash is of its cases, not of its bytes (:func:`cases_sha256`): the same cases
+given as JSONL, a JSON list, CSV or a list of dicts in code hash alike, so compare does not
+warn that identical cases differ.
 """
 
 from __future__ import annotations
@@ -92,7 +96,7 @@ class Case:
 class Dataset:
     path: str | None  # None for cases given in code
     cases: tuple[Case, ...]
-    sha256: str  # of the file's bytes, or of the cases' canonical JSON
+    sha256: str  # of the cases' canonical JSON (cases_sha256)
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -106,8 +110,16 @@ def load_dataset(source: str | Path | Sequence[Mapping[str, Any] | Case]) -> Dat
     items = list(source)
     raw = [(i + 1, c) for i, c in enumerate(items)]
     cases = _cases("dataset", ((line, c if isinstance(c, Mapping) else _as_mapping(c)) for line, c in raw), "item")
-    digest = hashlib.sha256(json.dumps([_as_mapping(c) for c in cases], sort_keys=True, default=str).encode())
-    return Dataset(None, cases, digest.hexdigest())
+    return Dataset(None, cases, cases_sha256(cases))
+
+
+def cases_sha256(cases: Sequence[Case]) -> str:
+    """SHA-256 of the cases in order as canonical JSON: each case's fields as parsed (ids as
+    text, the default answer check filled in, list cells as lists, numbers as read; empty
+    fields left out), keys sorted, no spaces, UTF-8."""
+    text = json.dumps([_as_mapping(c) for c in cases], sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _as_mapping(case: Any) -> dict[str, Any]:
@@ -124,33 +136,32 @@ def _load_file(path: Path) -> Dataset:
     """Read a line (a list item) at a time, the suffix checked before anything is opened
     (see :mod:`harness.inputs` for the limits)."""
     name = str(path)
-    digest = hashlib.sha256()
     try:
         check_suffix(path, DATASET)
         suffix = path.suffix.lower()
         if suffix == ".jsonl":
-            rows = _jsonl_rows(name, path, digest)
+            rows = _jsonl_rows(name, path)
         elif suffix == ".json":
-            rows = json_list_items(path, DATASET, digest=digest)
+            rows = json_list_items(path, DATASET)
         else:
-            rows = _csv_rows(name, path, digest)
+            rows = _csv_rows(name, path)
         cases = _cases(name, rows, "line")
     except InputError as exc:
         raise DatasetError(str(exc)) from None
-    return Dataset(name, cases, digest.hexdigest())
+    return Dataset(name, cases, cases_sha256(cases))
 
 
-def _jsonl_rows(name: str, path: Path, digest: Any) -> Iterator[tuple[int, Any]]:
-    for number, line in read_lines(path, DATASET, digest=digest):
+def _jsonl_rows(name: str, path: Path) -> Iterator[tuple[int, Any]]:
+    for number, line in read_lines(path, DATASET):
         if line.strip(" \t\r"):
             yield number, parse_json(line, name, line=number)
 
 
-def _csv_rows(name: str, path: Path, digest: Any) -> Iterator[tuple[int, Any]]:
+def _csv_rows(name: str, path: Path) -> Iterator[tuple[int, Any]]:
     read = [0]  # the last line read, where the csv module stops on an error
 
     def lines() -> Iterator[str]:
-        for number, line in read_lines(path, DATASET, keepends=True, digest=digest):
+        for number, line in read_lines(path, DATASET, keepends=True):
             read[0] = number
             yield line
 

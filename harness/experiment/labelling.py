@@ -28,7 +28,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import tempfile
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..inputs import LABELS, InputError, parse_json, read_lines
+from ..outputs import text_file
 from .errors import ExperimentError
 from .scoring import BATCH_RUNS, label_row, rater_name, score_name, snapshots, write_labels
 
@@ -67,7 +67,7 @@ def queue(store: Any, experiments: str | Sequence[str], *, name: str, n: int = 2
           threshold: float | None = None, by: str | None = None, seed: int = QUEUE_SEED) -> list[dict[str, Any]]:
     """The ``n`` runs of ``experiments`` most worth labelling ``name`` (module doc), as the
     lines of the queue file."""
-    name, by = score_name(name), rater_name(by)
+    name, by = score_name(name, "label"), rater_name(by)
     if n < 1:
         raise ExperimentError(f"--n is at least 1, not {n}")
     runs = []
@@ -120,16 +120,10 @@ def queue(store: Any, experiments: str | Sequence[str], *, name: str, n: int = 2
 
 
 def write_queue(lines: Sequence[Mapping[str, Any]], path: Path) -> None:
-    """The queue as JSONL, written whole or not at all (a temporary file renamed into place)."""
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            for line in lines:
-                out.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    """The queue as JSONL, written whole or not at all (:mod:`harness.outputs`)."""
+    with text_file(path) as out:
+        for line in lines:
+            out.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
 
 
 def import_labels(store: Any, path: str | os.PathLike[str], *, by: str | None = None,

@@ -28,6 +28,7 @@ from evaluators import fold_turns, pass_rate, thread_passed
 from ..store import StoreError
 from ..tracing.encode import run_payload
 from ..tracing.record import workflow_name
+from ..secrets import names as secret_names
 from ..secrets.redact import host_redactor
 from .answer import model_judge, score_answer
 from .dataset import Case, Dataset, DatasetError, load_dataset, turn_mapping
@@ -64,7 +65,10 @@ def check_name(name: str) -> str:
     if _CONTROL.search(name):
         raise ExperimentError(f"an experiment name holds no control character (tab, newline, escape ...), "
                               f"not {name!r}")
-    return name
+    try:
+        return secret_names.check_name("experiment", name)
+    except secret_names.UnsafeName as exc:
+        raise ExperimentError(str(exc)) from None
 
 
 @dataclass

@@ -345,7 +345,9 @@ class ScorerCalls:
         finally:
             with self._lock:
                 self._running.pop(task, None)
-        return [SourcedScore(r, getattr(scorer, "source", "code"), scorer.spec) for r in results]
+        directed = getattr(scorer, "directed", None)  # the direction a scorer's attribute declares
+        return [SourcedScore(directed(r) if directed else r, getattr(scorer, "source", "code"), scorer.spec)
+                for r in results]
 
     def _late(self, scorer: Any, what: str) -> ScoreResult:
         return failed_score(scorer.name, f"TimeoutError: timed out after {seconds(self.limits.timeout)} ({what})")

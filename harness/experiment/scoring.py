@@ -13,6 +13,7 @@ a time (memory stays flat however many runs there are); their scores and the run
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib
 import sys
 import threading
@@ -25,6 +26,7 @@ from typing import Any
 from evaluators import MAX_NAME_CHARS as _MAX_NAME_CHARS
 from evaluators import (
     NOT_SCORED,
+    ScoreResult,
     SourcedScore,
     observed_trajectory,
     run_passed,
@@ -32,6 +34,7 @@ from evaluators import (
 
 from ..store import StoreBusy
 from ..tracing.record import now_iso, score_key, score_row
+from ..secrets.names import UnsafeName, check_name
 from ..secrets.redact import Redactor, host_redactor
 from ..tracing.rows import redact_rows
 from .answer import answer_of
@@ -116,6 +119,7 @@ class Scorer:
     name: str
     spec: str
     source: str = "code"  # "llm" for a judge: its function's score_source attribute says so
+    higher_is_better: bool | None = None  # the function's ``higher_is_better`` attribute
     version: str = ""  # its version (harness.experiment.versions): with run and name, a score's key online
 
     @classmethod
@@ -134,14 +138,22 @@ class Scorer:
             version = scorer_version(fn)
         except ValueError as exc:
             raise ExperimentError(f"scorer {name}: {exc}") from None
-        return cls(fn, str(name), f"{module}:{qualified}", source or "code", version)
+        direction = getattr(fn, "higher_is_better", None)
+        return cls(fn, str(name), f"{module}:{qualified}", source or "code",
+                   direction if isinstance(direction, bool) else None, version)
+
+    def directed(self, result: ScoreResult) -> ScoreResult:
+        """``result`` with the scorer's direction where the score did not say its own."""
+        if self.higher_is_better is None or result.higher_is_better is not None:
+            return result
+        return dataclasses.replace(result, higher_is_better=self.higher_is_better)
 
 
 def load_scorer(spec: str) -> Scorer:
     """``module:function`` (the module found from the working directory first, as Python
     would run it); :class:`ExperimentError` with one line when it cannot be loaded."""
     scorer = Scorer.of(load_function(spec))
-    return Scorer(scorer.fn, scorer.name, spec, scorer.source, scorer.version)
+    return Scorer(scorer.fn, scorer.name, spec, scorer.source, scorer.higher_is_better, scorer.version)
 
 
 def load_function(spec: str, option: str = "--scorer", example: str = "my_scorers:under_50_words") -> Any:
@@ -171,6 +183,8 @@ def scorers_of(given: Iterable[Any] | None) -> list[Scorer]:
     """Scorers from functions, :class:`Scorer` or ``module:function`` texts, their names distinct."""
     out = [load_scorer(s) if isinstance(s, str) else Scorer.of(s) for s in given or ()]
     names = [s.name for s in out]
+    for name in names:
+        safe_score_name(name)
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise ExperimentError(f"two scorers are named {twice[0]!r}: give one of them a score_name attribute or "
@@ -358,6 +372,10 @@ def _write(store: Any, batch: list[tuple[RunSnapshot, Case]],
                                  for r in store.rows("scores", ids, columns=["run_id", "name", "error"])
                                  if r["error"] != NOT_SCORED}  # (a scorer's place held for it, not a score)
     created = now_iso()
+    for scored in results:  # a name that holds a secret: the batch is refused before anything is stored
+        for _, scores in scored:
+            for s in scores:
+                safe_score_name(s.result.name)
     rows, settled = [], []
     for (run, _), scored in zip(batch, results):
         summary.runs += 1
@@ -518,14 +536,23 @@ MAX_NAME_CHARS = _MAX_NAME_CHARS
 MAX_RATER_CHARS = 100
 
 
-def score_name(name: Any) -> str:
-    """A score's name: a non-empty text without surrounding blanks, at most 200 characters."""
+def score_name(name: Any, kind: str = "score") -> str:
+    """A score's name: a non-empty text without surrounding blanks, at most 200 characters,
+    with no secret and no control or invisible character (:func:`~harness.secrets.names.check_name`)."""
     if not isinstance(name, str) or not name.strip():
         raise ValueError("a score name is a non-empty text")
     name = name.strip()
     if len(name) > MAX_NAME_CHARS:
         raise ValueError(f"a score name has at most {MAX_NAME_CHARS} characters, not {len(name):,}")
-    return name
+    return check_name(kind, name)
+
+
+def safe_score_name(name: str) -> str:
+    """``name`` if a scorer's score may take it (see :func:`score_name`); :class:`ExperimentError` if not."""
+    try:
+        return check_name("score", name)
+    except UnsafeName as exc:
+        raise ExperimentError(f"{exc}; nothing of it is stored") from None
 
 
 def label_score(name: str, value: Any, comment: str | None = None) -> SourcedScore:
@@ -559,13 +586,13 @@ def rater_name(by: Any) -> str | None:
     by = by.strip()
     if len(by) > MAX_RATER_CHARS or any(ch < " " or "\x7f" <= ch <= "\x9f" for ch in by):
         raise ValueError(f"--by is one line of at most {MAX_RATER_CHARS} characters, not {by[:40]!r}")
-    return by
+    return check_name("rater", by)
 
 
 def label_row(run_id: str, name: str, value: Any, *, comment: str | None = None, by: str | None = None,
               created_at: str | None = None) -> dict[str, Any]:
     """A person's label as its ``scores`` row: one per run, name and person (``by``)."""
-    name, by = score_name(name), rater_name(by)
+    name, by = score_name(name, "label"), rater_name(by)
     row = score_row(run_id, label_score(name, value, comment), created_at)
     if by is not None:
         row.update(rater=by, row_key=score_key(run_id, name, by))

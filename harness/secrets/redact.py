@@ -14,7 +14,7 @@ import json
 import logging
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from urllib.parse import quote, quote_plus, unquote
 
 import ahocorasick_rs
@@ -26,6 +26,7 @@ from .rules import (
     NOT_SECRET_ENV_NAMES,
     RULES,
     SECRET_ENV_NAME,
+    TOKEN_RULES,
     URL_PASSWORD,
     Rule,
 )
@@ -35,6 +36,10 @@ REDACTED = "[REDACTED]"
 #: Characters beyond a cut that are redacted with the kept text, so that a secret
 #: straddling the cut is recognised whole (at least the longest fixed-length secret).
 MARGIN = 2 * MAX_FIXED_CHARS
+
+#: Characters of a text looked through for needles at once: what a scan holds (a case-folded
+#: copy, the needles found) is bounded by this, however long the text.
+CHUNK_CHARS = 1 << 16
 
 #: What ``Harness(redact=...)`` takes: a regular expression (text or compiled; its group
 #: ``secret``, if any, else the whole match is replaced), a function from text to text
@@ -139,7 +144,8 @@ class Redactor:
 
     Each rule runs only on text holding one of its needles, all found in one Aho-Corasick
     pass over a case-folded copy of the text (a fraction of the cost of running the
-    patterns), so text without any is passed through untouched.
+    patterns), so text without any is passed through untouched. The pass goes through a long
+    text :data:`CHUNK_CHARS` at a time, so its memory does not grow with the text.
     """
 
     def __init__(self, environ: Mapping[str, str] | None = None, *, secrets: Sequence[str] | None = None,
@@ -163,22 +169,60 @@ class Redactor:
                 needles.setdefault(needle, set()).add(i)
         #: rules by needle, and one automaton finding every needle in one pass over a text
         self._rules_of = tuple(frozenset(rules) for rules in needles.values())
+        #: the needles of rules with a reach, whose places are looked at (not only whether they are there)
+        self._placed = frozenset(n for n, rules in enumerate(self._rules_of)
+                                 if any(self._rules[i][0].reach is not None for i in rules))
         self._automaton = ahocorasick_rs.AhoCorasick(list(needles), implementation=ahocorasick_rs.Implementation.DFA)
+        # The same needles over bytes, for ASCII text (nearly all): a third faster, and a byte's
+        # place is its character's there. (Needles are ASCII: see the environment rule's.)
+        self._ascii_automaton = ahocorasick_rs.BytesAhoCorasick(
+            [n.encode() for n in needles], implementation=ahocorasick_rs.Implementation.DFA) \
+            if all(n.isascii() for n in needles) else None
+        #: how far chunks of a long text overlap, so a needle across two is whole in one
+        self._overlap = max(map(len, needles), default=1)
+        #: the provider tokens' rules, which :meth:`across` looks for where two texts meet
+        tokens = set(TOKEN_RULES)
+        self._tokens = frozenset(i for i, (rule, _) in enumerate(self._rules) if rule in tokens)
         #: characters past a cut to redact with the kept text (see :func:`harness.tracing.encode.cut`)
         self.margin = max(MARGIN, max(map(len, literals), default=0) + 1)
 
-    def _needle_starts(self, folded: str) -> dict[int, list[int]]:
-        """Rule -> where its needles start in ``folded`` (a case-folded text), for the rules
-        with a needle there."""
+    def _needles(self, folded: str) -> tuple[set[int], dict[int, list[int]]]:
+        """The rules with a needle in ``folded`` (a case-folded text), and where the needles of
+        those with a reach start."""
+        matches = self._find(folded)
+        present = {needle for needle, _, _ in matches}
+        rules = set().union(*(self._rules_of[needle] for needle in present))
         starts: dict[int, list[int]] = {}
-        for needle, start, _ in self._automaton.find_matches_as_indexes(folded, overlapping=True):
-            for i in self._rules_of[needle]:
-                starts.setdefault(i, []).append(start)
-        return starts
+        if not present.isdisjoint(self._placed):
+            placed = self._placed
+            for needle, start, _ in matches:
+                if needle in placed:
+                    for i in self._rules_of[needle]:
+                        starts.setdefault(i, []).append(start)
+        return rules, starts
+
+    def _find(self, folded: str) -> list[tuple[int, int, int]]:
+        """(needle, start, end) of every needle in ``folded`` (a case-folded text), overlapping."""
+        if self._ascii_automaton is not None and folded.isascii():
+            return self._ascii_automaton.find_matches_as_indexes(folded.encode("ascii"), overlapping=True)
+        return self._automaton.find_matches_as_indexes(folded, overlapping=True)
+
+    def _windows(self, text: str) -> Iterator[tuple[int, str]]:
+        """``text`` a chunk at a time, as (offset, chunk), chunks overlapping by the longest
+        needle; a short text whole."""
+        if len(text) <= CHUNK_CHARS:
+            yield 0, text
+            return
+        for start in range(0, len(text), CHUNK_CHARS):
+            yield start, text[start:start + CHUNK_CHARS + self._overlap]
 
     def _applicable(self, text: str) -> list[int]:
         """The rules worth running on ``text``, in table order."""
-        return sorted({*self._always, *self._needle_starts(text.casefold())})
+        found = set(self._always)
+        for _, window in self._windows(text):
+            present = {needle for needle, _, _ in self._find(window.casefold())}
+            found.update(*(self._rules_of[needle] for needle in present))
+        return sorted(found)
 
     def __call__(self, text: str) -> str:
         for i in self._applicable(text):
@@ -206,23 +250,69 @@ class Redactor:
         """Whether any of ``texts`` may hold a secret, in one scan of them all, so that texts
         holding none (nearly all) are not scrubbed one by one. NUL is not a word character
         and no rule matches it, so a secret in one text is found in the join; a match across
-        two texts only costs the scrub that follows."""
+        two texts only costs the scrub that follows. Texts are joined about
+        :data:`CHUNK_CHARS` at a time (a longer one is scanned on its own), so the scan's
+        memory is bounded whatever they hold."""
         if self._functions:
             return True
-        joined = "\x00".join(texts)
-        folded = joined.casefold()
-        # Case folding never shortens a character: equal lengths mean a needle's place in
-        # the folded copy is its place in the text.
-        aligned = len(folded) == len(joined)
-        starts = self._needle_starts(folded)
-        for i in sorted({*self._always, *starts}):
-            rule = self._rules[i][0]
-            if rule.reach is not None and aligned and i in starts:
-                if _matches_near(rule.pattern, joined, starts[i], rule.reach):
+        if sum(map(len, texts)) + len(texts) <= CHUNK_CHARS:  # the usual run: one scan of them all
+            return bool(texts) and self._found("\x00".join(texts))
+        batch: list[str] = []
+        size = 0
+        for text in texts:
+            if len(text) > CHUNK_CHARS:
+                if self._found(text):
                     return True
-            elif rule.pattern.search(joined) is not None:
-                return True
+                continue
+            batch.append(text)
+            size += len(text) + 1
+            if size > CHUNK_CHARS:
+                if self._found("\x00".join(batch)):
+                    return True
+                batch, size = [], 0
+        return bool(batch) and self._found("\x00".join(batch))
+
+    def _found(self, text: str) -> bool:
+        """Whether a rule matches ``text`` (its needles looked for a chunk at a time)."""
+        searched: set[int] = set()
+        for offset, window in self._windows(text):
+            folded = window.casefold()
+            # Case folding never shortens a character: equal lengths mean a needle's place in
+            # the folded copy is its place in the text.
+            aligned = len(folded) == len(window)
+            rules, starts = self._needles(folded)
+            for i in sorted(rules.union(self._always)):
+                rule = self._rules[i][0]
+                if rule.reach is not None and aligned and i in starts:
+                    near = starts[i] if offset == 0 else [offset + start for start in starts[i]]
+                    if _matches_near(rule.pattern, text, near, rule.reach):
+                        return True
+                elif i not in searched:
+                    searched.add(i)
+                    if rule.pattern.search(text) is not None:
+                        return True
         return False
+
+    def across(self, texts: Sequence[str]) -> list[str]:
+        """``texts`` (a conversation's messages, in order) with a provider's token written
+        half at the end of one and half at the start of the next redacted in both: each
+        place two of them meet is scanned with :data:`MAX_FIXED_CHARS` characters either
+        side. (Each text on its own is scrubbed as any other.)"""
+        out = list(texts)
+        for i in range(len(out) - 1):
+            left, right = out[i], out[i + 1]
+            if not left or not right:
+                continue
+            tail, head = left[-MAX_FIXED_CHARS:], right[:MAX_FIXED_CHARS]
+            joined = tail + head
+            for index in self._tokens.intersection(self._applicable(joined)):
+                found = next((m for m in self._rules[index][0].pattern.finditer(joined)
+                              if m.start() < len(tail) < m.end()), None)
+                if found is not None:
+                    out[i] = left[:len(left) - len(tail) + found.start()] + REDACTED
+                    out[i + 1] = REDACTED + right[found.end() - len(tail):]
+                    break
+        return out
 
     def value(self, value: object) -> object:
         """Redact a cell value: strings are scrubbed, other values pass through."""

@@ -34,8 +34,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-#: The longest secret a fixed-length rule matches (a Slack configuration token: 170).
-MAX_FIXED_CHARS = 256
+#: The most characters a rule reads before it knows a secret (a 1Password service account
+#: token: ``ops_eyJ`` and 250 more), and at least the longest secret of bounded length but
+#: for the few that run on beyond it (a Vault batch token: 304).
+MAX_FIXED_CHARS = 320
 
 #: Environment variables whose values are secrets, after the keyword lists of detect-secrets
 #: and gitleaks: names ending in one of these words, in any case, after ``_`` or as the whole
@@ -134,6 +136,111 @@ _SECRET_NAMES = (
     r"[_.-]?key|credentials?|creds|auth|authorization"
 )
 
+def _token(name: str, *shapes: tuple[str | tuple[str, ...], str], flags: int = 0) -> Rule:
+    """A provider's token: each shape is a head (or heads, each of one fixed width) that every
+    such token starts with, at the shared left boundary, and the body that follows it. The
+    needles are the heads as text, case-folded (those of a head written as a pattern are in
+    :data:`_NEEDLES_OF`)."""
+    parts, needles = [], []
+    for heads, body in shapes:
+        heads = (heads,) if isinstance(heads, str) else heads
+        parts.append(_head(*heads) + body)
+        for head in heads:
+            needles += _NEEDLES_OF.get(head, (head.replace("\\", ""),))
+    return _rule(name, "|".join(parts), tuple(dict.fromkeys(n.casefold() for n in needles)), flags=flags)
+
+
+#: The needles of the heads written as patterns.
+_NEEDLES_OF = {"A3T[A-Z0-9]": ("a3t",), "gh[pousr]_": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+               "[sr]k_": ("sk_", "rk_"), "do[opr]_v1_": ("doo_v1_", "dop_v1_", "dor_v1_")}
+
+#: Provider tokens, each recognised by a prefix of its own: every prefix-anchored token rule of
+#: gitleaks' default configuration, and the keys an agent's own stack carries that gitleaks
+#: lacks (LangSmith, Tavily, xAI, Replicate; Hugging Face tokens with digits). A gitleaks rule
+#: that needs a keyword nearby (``heroku ... = <uuid>``) is the key/value rule's case here.
+TOKEN_RULES: tuple[Rule, ...] = (
+    _token("aws-access-key-id", (("A3T[A-Z0-9]", "AKIA", "ASIA", "ABIA", "ACCA"), r"[A-Z0-9]{16}\b")),
+    _token("aws-bedrock-key", ("ABSK", "[A-Za-z0-9+/]{109,269}={0,2}"),
+           ("bedrock-api-key-", "YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%_-]*")),
+    _token("github-token", ("gh[pousr]_", "[A-Za-z0-9]{36,255}"), ("github_pat_", "[A-Za-z0-9_]{22,255}")),
+    _token("gitlab-token", (("glpat-", "gldt-", "glrt-", "glptt-", "glffct-", "glft-", "glimt-", "glagent-", "gloas-",
+                             "glsoat-"), r"[A-Za-z0-9_-]{20,}(?:\.[0-9a-z]{9})?"),
+           ("glcbt-", "[A-Za-z0-9]{1,5}_[A-Za-z0-9_-]{20}"), ("GR1348941", "[A-Za-z0-9_-]{20}")),
+    _token("gitlab-session-cookie", ("_gitlab_session=", "[0-9a-z]{32}")),
+    _token("slack-token", ("xox", "[abposre]-[A-Za-z0-9-]{10,}"), ("xapp-", r"\d-[A-Za-z0-9-]{10,}")),
+    _token("stripe-key", ("[sr]k_", "(?:live|test|prod)_[A-Za-z0-9]{10,}"), ("whsec_", "[A-Za-z0-9]{24,}")),
+    _token("google-api-key", ("AIza", "[0-9A-Za-z_-]{35}")),
+    _token("google-oauth", ("GOCSPX-", "[A-Za-z0-9_-]{28}"), (r"ya29\.", "[0-9A-Za-z_-]{20,}")),
+    _token("openai-anthropic-key", ("sk-", "(?:proj-|ant-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}")),
+    _token("groq-key", ("gsk_", "[A-Za-z0-9]{20,}")),
+    _token("xai-key", ("xai-", "[A-Za-z0-9]{32,}")),
+    _token("perplexity-key", ("pplx-", "[A-Za-z0-9]{48}")),
+    _token("langsmith-key", (("lsv2_pt_", "lsv2_sk_"), "[A-Za-z0-9_]{20,}")),
+    _token("tavily-key", ("tvly-", "(?:dev-|prod-)?[A-Za-z0-9]{20,}")),
+    _token("replicate-token", ("r8_", "[A-Za-z0-9]{30,}")),
+    _token("huggingface-token", ("hf_", "[A-Za-z0-9]{34,}")),
+    _token("huggingface-org-token", ("api_org_", "[A-Za-z0-9]{34,}")),
+    _token("npm-token", ("npm_", "[A-Za-z0-9]{36}")),
+    _token("pypi-token", ("pypi-AgEIcHlwaS5vcmc", "[A-Za-z0-9_-]{50,}")),
+    _token("rubygems-token", ("rubygems_", "[a-f0-9]{48}")),
+    _token("clojars-token", ("CLOJARS_", "[A-Za-z0-9]{60}"), flags=re.IGNORECASE),
+    _token("sendgrid-key", (r"SG\.", r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}")),
+    _token("sendinblue-key", ("xkeysib-", "[a-f0-9]{64}-[A-Za-z0-9]{16}")),
+    _token("twilio-key", ("SK", r"[0-9a-fA-F]{32}\b")),
+    _token("mailgun-key", ("key-", r"[0-9a-z]{32}\b")),
+    _token("shopify-token", ("shp", "(?:at|ca|pa|ss)_[a-fA-F0-9]{32}")),
+    _token("databricks-token", ("dapi", r"[a-f0-9]{32}(?:-\d)?")),
+    _token("digitalocean-token", ("do[opr]_v1_", "[a-f0-9]{64}")),
+    _token("linear-key", ("lin_api_", "[A-Za-z0-9]{40}")),
+    _token("postman-key", ("PMAK-", "[a-fA-F0-9]{24}-[a-fA-F0-9]{34}")),
+    _token("square-token", ("sq0", "(?:atp|csp)-[A-Za-z0-9_-]{22,}"), ("EAAA", "[A-Za-z0-9_-]{22,60}")),
+    _token("facebook-page-token", (("EAAM", "EAAC"), "[A-Za-z0-9]{100,}")),
+    _token("heroku-key", ("HRKU-AA", "[0-9A-Za-z_-]{58}")),
+    _token("doppler-token", (r"dp\.pt\.", "[A-Za-z0-9]{43}")),
+    _token("age-secret-key", ("AGE-SECRET-KEY-1", "[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}")),
+    _token("1password-secret-key",
+           ("A3-", r"[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\b")),
+    _token("1password-service-account-token", ("ops_eyJ", "[A-Za-z0-9+/]{250,}={0,3}")),
+    _token("adobe-client-secret", ("p8e-", "[A-Za-z0-9]{32}")),
+    _token("airtable-token", ("pat", r"[A-Za-z0-9]{14}\.[a-f0-9]{64}")),
+    _token("alibaba-access-key-id", ("LTAI", r"[A-Za-z0-9]{20}\b")),
+    _token("artifactory-key", ("AKCp", r"[A-Za-z0-9]{69}\b"), ("cmVmd", r"[A-Za-z0-9]{59}\b")),
+    _token("atlassian-token", ("ATATT3", "[A-Za-z0-9_=-]{186}")),
+    _token("authress-key", (("sc_", "ext_", "scauth_", "authress_"),
+                            r"[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}\.acc[_-][A-Za-z0-9-]{10,32}\.[A-Za-z0-9+/_=-]{30,120}")),
+    _token("clickhouse-key", ("4b1d", r"[A-Za-z0-9]{38}\b")),
+    _token("cloudflare-origin-ca-key", (r"v1\.0-", "[a-f0-9]{24}-[a-f0-9]{146}")),
+    _token("defined-networking-token", ("dnkey-", "[A-Za-z0-9=_-]{26}-[A-Za-z0-9=_-]{52}")),
+    _token("duffel-token", ("duffel_", "(?:test|live)_[A-Za-z0-9_=-]{43}")),
+    _token("dynatrace-token", (r"dt0c01\.", r"[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}")),
+    _token("easypost-token", (("EZAK", "EZTK"), r"[A-Za-z0-9]{54}\b")),
+    _token("flutterwave-key", (("FLWSECK_TEST-", "FLWPUBK_TEST-"), "[a-hA-H0-9]{12}(?:[a-hA-H0-9]{20}-X)?")),
+    _token("flyio-token", ("fo1_", "[A-Za-z0-9_-]{43}"), (("fm1a_", "fm1r_", "fm2_"), "[A-Za-z0-9+/]{100,}={0,3}")),
+    _token("frameio-token", ("fio-u-", "[A-Za-z0-9_=-]{64}")),
+    _token("grafana-token", ("eyJrIjoi", "[A-Za-z0-9]{70,400}={0,3}"), ("glc_", "[A-Za-z0-9+/]{32,400}={0,3}"),
+           ("glsa_", "[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}"), flags=re.IGNORECASE),
+    _token("harness-api-key", ((r"pat\.", r"sat\."), r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}")),
+    _token("infracost-token", ("ico-", "[A-Za-z0-9]{32}")),
+    _token("intra42-secret", (("s-s4t2ud-", "s-s4t2af-"), "[a-f0-9]{64}")),
+    _token("jwt-base64", ("ZXlK", "[A-Za-z0-9+/_-]{40,}={0,2}")),
+    _token("new-relic-key", ("NRAK-", "[A-Za-z0-9]{27}"), ("NRII-", "[A-Za-z0-9-]{32}"), ("NRJS-", "[a-f0-9]{19}")),
+    _token("notion-token", ("ntn_", "[0-9]{11}[A-Za-z0-9]{35}")),
+    _token("octopus-deploy-key", ("API-", r"[A-Z0-9]{26}\b")),
+    _token("openshift-token", ("sha256~", "[A-Za-z0-9_-]{43}")),
+    _token("planetscale-token", (("pscale_tkn_", "pscale_oauth_", "pscale_pw_"), "[A-Za-z0-9_=.-]{32,64}")),
+    _token("prefect-token", ("pnu_", "[A-Za-z0-9]{36}")),
+    _token("pulumi-token", ("pul-", "[a-f0-9]{40}")),
+    _token("readme-token", ("rdme_", "[a-z0-9]{70}")),
+    _token("scalingo-token", ("tk-us-", "[A-Za-z0-9_-]{48}")),
+    _token("sentry-token", ("sntrys_", "eyJ[A-Za-z0-9+/=_]{40,}"), ("sntryu_", "[a-f0-9]{64}")),
+    _token("settlemint-token", (("sm_aat_", "sm_pat_", "sm_sat_"), "[A-Za-z0-9]{16}")),
+    _token("shippo-token", ("shippo_", "(?:live|test)_[a-fA-F0-9]{40}")),
+    _token("sourcegraph-token", ("sgp_", "(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}")),
+    _token("typeform-token", ("tfp_", "[A-Za-z0-9_.=-]{59}")),
+    _token("vault-token", (r"hvs\.", "[A-Za-z0-9_-]{90,120}"), (r"hvb\.", "[A-Za-z0-9_-]{138,300}"),
+           (r"s\.", r"[A-Za-z0-9]{24}\b")),
+)
+
 RULES: tuple[Rule, ...] = (
     # --- blocks and protocol tokens ---------------------------------------------------
     _rule("private-key",
@@ -152,41 +259,19 @@ RULES: tuple[Rule, ...] = (
           flags=re.IGNORECASE),
     _rule("basic-auth", _head("basic") + rf"{_SPACE}+(?P<secret>[A-Za-z0-9+/]{{6,}}={{0,2}})", "basic",
           flags=re.IGNORECASE, check=_basic_credentials),
-    # --- providers (gitleaks ids in brackets where they differ) ------------------------
-    _rule("aws-access-key-id", _head("A3T[A-Z0-9]", "AKIA", "ASIA", "ABIA", "ACCA") + r"[A-Z0-9]{16}\b",
-          ("akia", "asia", "abia", "acca", "a3t")),
-    _rule("github-token", _head("gh[pousr]_") + "[A-Za-z0-9]{36,255}|" + _head("github_pat_") + "[A-Za-z0-9_]{22,255}",
-          ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
-    _rule("gitlab-token", _head("gl") + "(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}", ("glpat-", "gldt-", "glrt-", "glptt-")),
-    _rule("slack-token", _head("xox") + "[abposre]-[A-Za-z0-9-]{10,}|" + _head("xapp-") + r"\d-[A-Za-z0-9-]{10,}",
-          ("xox", "xapp-")),
     _rule("slack-webhook", r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9+/]{20,})",
           "hooks.slack.com"),
-    _rule("stripe-key", _head("[sr]k_") + "(?:live|test|prod)_[A-Za-z0-9]{10,}|" + _head("whsec_") + "[A-Za-z0-9]{24,}",
-          ("k_live_", "k_test_", "k_prod_", "whsec_")),
-    _rule("google-api-key", _head("AIza") + "[0-9A-Za-z_-]{35}", "aiza"),
-    _rule("google-oauth", _head("GOCSPX-") + "[A-Za-z0-9_-]{28}|" + _head(r"ya29\.") + "[0-9A-Za-z_-]{20,}",
-          ("gocspx-", "ya29.")),
-    _rule("openai-anthropic-key", _head("sk-") + "(?:proj-|ant-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}", "sk-"),
-    _rule("groq-key", _head("gsk_") + "[A-Za-z0-9]{20,}", "gsk_"),
-    _rule("huggingface-token", _head("hf_") + "[A-Za-z]{34,}", "hf_"),
-    _rule("npm-token", _head("npm_") + "[A-Za-z0-9]{36}", "npm_"),
-    _rule("pypi-token", _head("pypi-AgEIcHlwaS5vcmc") + "[A-Za-z0-9_-]{50,}", "pypi-age"),
-    _rule("sendgrid-key", _head(r"SG\.") + r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}", "sg."),
-    _rule("twilio-key", _head("SK") + r"[0-9a-fA-F]{32}\b", "sk"),
-    _rule("mailgun-key", _head("key-") + r"[0-9a-z]{32}\b", "key-"),
+    _rule("microsoft-teams-webhook", r"\.webhook\.office\.com/webhookb2/(?P<secret>[A-Za-z0-9@/_-]{20,})",
+          "webhook.office.com", flags=re.IGNORECASE),
+    # --- provider tokens ----------------------------------------------------------------
+    *TOKEN_RULES,
+    # Found by what is around them rather than a prefix of their own.
     _rule("azure-ad-client-secret", _head(r"[A-Za-z0-9_~.]{3}\dQ~", word="[A-Za-z0-9_~.]") + "[A-Za-z0-9_~.-]{31,34}",
           "q~"),
-    _rule("shopify-token", _head("shp") + "(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", "shp"),
-    _rule("databricks-token", _head("dapi") + r"[a-f0-9]{32}(?:-\d)?", "dapi"),
-    _rule("digitalocean-token", _head("do[opr]_v1_") + "[a-f0-9]{64}", "_v1_"),
-    _rule("linear-key", _head("lin_api_") + "[A-Za-z0-9]{40}", "lin_api_"),
-    _rule("postman-key", _head("PMAK-") + "[a-fA-F0-9]{24}-[a-fA-F0-9]{34}", "pmak-"),
-    _rule("square-token", _head("sq0") + "(?:atp|csp)-[A-Za-z0-9_-]{22,}", "sq0"),
-    _rule("heroku-key", _head("HRKU-AA") + "[0-9A-Za-z_-]{58}", "hrku-"),
+    _rule("hashicorp-terraform-token", _start("[A-Za-z0-9]") + r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}",
+          ".atlasv1.", reach=14),
     _rule("telegram-bot-token", _head(r"\d", ahead=r"\d{7,9}:AA") + r"\d{7,9}:AA[A-Za-z0-9_-]{33}", ":aa"),
-    _rule("doppler-token", _head(r"dp\.pt\.") + "[A-Za-z0-9]{43}", "dp.pt."),
-    _rule("age-secret-key", _head("AGE-SECRET-KEY-1") + "[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", "age-secret-key-1"),
+    _rule("maxmind-license-key", _start("[A-Za-z0-9]") + r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk\b", "_mmk", reach=36),
     # --- names that say their value is secret (last: provider rules have run) ----------
     _rule("cookie-header",
           _head("set-cookie", "cookie") + rf"{_QUOTE}{_BLANK}*(?::|%3[Aa]){_BLANK}*{_QUOTE}(?P<secret>[^\r\n\"'\\]+)",

@@ -69,7 +69,9 @@ class PostgresStore(Store):
     def accepts(cls, url: str) -> bool:
         return bool(_URL.match(url))
 
-    def __init__(self, url: str | None = None, *, lazy: bool = False) -> None:
+    def __init__(self, url: str | None = None, *, lazy: bool = False, reading: bool = False,
+                 check: bool = False) -> None:
+        # (``reading`` and ``check`` are for files: the server decides who writes, and checks its pages)
         psycopg = _psycopg()
         type(self).db_errors = (psycopg.Error,)
         self.url = store_url(url)

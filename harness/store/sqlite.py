@@ -10,12 +10,14 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..inputs import not_regular
 from .base import Store, StoreError, StoreUnavailable, lock_number, register_engine, store_url
+from .migrations import SCHEMA_VERSION
 
 try:
     import fcntl
@@ -24,6 +26,9 @@ except ImportError:  # (Windows: a store's locks hold within one process)
 
 #: How long opening a store waits for another program's lock (writes wait BUSY_SECONDS).
 OPEN_BUSY_SECONDS, BUSY_SECONDS = 5, 30
+#: How long the check of a store's pages (``check=True``) may take; a larger store is checked
+#: that far, and a damaged page met later is refused when it is read.
+CHECK_SECONDS = 1.0
 
 
 def resolve_store_path(url: str | os.PathLike[str] | None = None) -> Path:
@@ -52,12 +57,35 @@ def _unopenable(path: Path) -> str | None:
     return None if what is None else f"it is {what}, not a SQLite file"
 
 
+def _read_only(path: Path) -> str | None:
+    """Why the SQLite file at ``path`` cannot be written (None: it can, or there is none yet):
+    the file refuses writing (a read-only file system, an immutable or read-only file), or
+    its directory, where the write-ahead log must go, does."""
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"it is read-only ({exc.strerror or exc})"
+    os.close(fd)
+    wal = path.with_name(path.name + "-wal")
+    if not os.access(path.parent, os.W_OK) and not (wal.exists() and os.access(wal, os.W_OK)):
+        return f"its directory {str(path.parent)!r} is read-only"
+    return None
+
+
 @register_engine
 class SQLiteStore(Store):
     """A SQLite file holding one table per sheet (one connection, one lock: see :class:`Store`
     for its life, ``lazy`` and forks; SQLite forbids carrying a connection across ``fork()``).
     SQLite's own errors surface as :class:`StoreError` (:class:`StoreUnavailable` when the
-    store, not a row, is at fault)."""
+    store, not a row, is at fault).
+
+    A file that cannot be written (a read-only file or file system) is unavailable, unless
+    opened for ``reading``: it is then opened read-only (immutable on a read-only file
+    system, where nothing can change it). ``check``: its pages are checked when it is opened
+    (``PRAGMA quick_check``, at most :data:`CHECK_SECONDS`), and a damaged file is refused
+    rather than read or written."""
 
     placeholder = "?"
     sql_types = {"text": "TEXT", "int": "INTEGER", "float": "REAL", "json": "TEXT", "datetime": "TEXT"}
@@ -68,8 +96,12 @@ class SQLiteStore(Store):
     def accepts(cls, url: str) -> bool:
         return True  # a path or a sqlite:/// URL; anything else is refused with a reason on opening
 
-    def __init__(self, url: str | os.PathLike[str] | None = None, *, lazy: bool = False) -> None:
+    def __init__(self, url: str | os.PathLike[str] | None = None, *, lazy: bool = False, reading: bool = False,
+                 check: bool = False) -> None:
         self.path = resolve_store_path(url)
+        self.reading, self.check = reading, check
+        #: opened read-only (for reading, a store that cannot be written)
+        self.read_only = False
         self.absolute_path = self.path.absolute()  # as of opening, whatever the process's cwd becomes
         if self.shareable and (reason := _unopenable(self.path)) is not None:  # never retried, even when lazy
             raise StoreError(f"cannot open store {str(self.path)!r}: {reason}")
@@ -80,11 +112,22 @@ class SQLiteStore(Store):
         try:
             if self.shareable and (reason := _unopenable(self.path)) is not None:
                 raise StoreError(reason)
-            if self.path.parent and not self.path.parent.exists():
+            read_only = _read_only(self.absolute_path) if self.shareable else None
+            if read_only is not None and not self.reading:
+                raise StoreError(f"{read_only}: it can be read (harness list, show, report, export, compare), "
+                                 "not written")
+            if read_only is None and self.path.parent and not self.path.parent.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._connection = self._connect()
-            self._prepare_schema()
+            self.read_only = read_only is not None
+            if self.read_only:
+                self._connection = self._connect_read_only()
+                self._check_schema_readable()
+            else:
+                self._connection = self._connect()
+                self._prepare_schema()
             self._connection.execute(f"PRAGMA busy_timeout = {BUSY_SECONDS * 1000}")
+            if self.check:
+                self._check_pages()
         except (OSError, sqlite3.Error, StoreError) as exc:
             conn, self._connection = self._connection, None
             if conn is not None:
@@ -116,6 +159,48 @@ class SQLiteStore(Store):
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         return conn
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """A read-only connection; immutable where even reading a WAL store's shared memory
+        file cannot be set up (a read-only file system: nothing can change the file there)."""
+        uri = f"{self.absolute_path.as_uri()}?mode=ro"
+        conn = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=OPEN_BUSY_SECONDS)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError:
+            conn.close()
+        return sqlite3.connect(f"{uri}&immutable=1", uri=True, check_same_thread=False)
+
+    def _check_schema_readable(self) -> None:
+        """A store opened read-only cannot be brought forward: it must be at this harness's version."""
+        found = self._schema_version()
+        if found is None:
+            raise StoreError("it holds no harness tables")
+        if found < SCHEMA_VERSION:
+            raise StoreError(f"it is read-only and was written by an older harness (schema {found}, this one reads "
+                             f"{SCHEMA_VERSION}): open it once where it can be written, to bring it forward")
+        if found > SCHEMA_VERSION:
+            raise StoreError(f"it has schema version {found}, newer than this harness knows ({SCHEMA_VERSION}): "
+                             "upgrade langgraph-harness to use it")
+
+    def _check_pages(self) -> None:
+        """``PRAGMA quick_check`` for at most :data:`CHECK_SECONDS`: a damaged file is refused."""
+        conn = self._connection
+        deadline = time.monotonic() + CHECK_SECONDS
+        conn.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
+        try:
+            found = conn.execute("PRAGMA quick_check(1)").fetchone()
+        except sqlite3.OperationalError as exc:
+            if "interrupt" in str(exc):
+                return  # checked as far as the time allows; a damaged page met later is refused then
+            raise
+        finally:
+            conn.set_progress_handler(None, 0)
+        if found is not None and found[0] != "ok":
+            first = " ".join(str(found[0]).split()).replace("*** in database main *** ", "")
+            raise StoreError(f"it is damaged ({first}): restore it from a copy, or recover what it holds with "
+                             "sqlite3's .recover")
 
     @contextlib.contextmanager
     def transaction(self, *, immediate: bool = False) -> Iterator[None]:

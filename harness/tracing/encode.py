@@ -18,22 +18,30 @@ PREVIEW_CHARS = 10_000
 #: input and output): the first characters of its JSON, a margin beyond the preview, so a
 #: secret that straddles the preview's cut is still whole when redaction runs.
 CAPTURE_CHARS = PREVIEW_CHARS + 2_048
+#: The most characters a payload's cell keeps (a tool's input and output, a prompt, a
+#: response, an error): a longer payload is cut, its cell ending with the truncation marker.
+#: A run whose tool returned 250 MB is stored, with what a cell can show of it.
+STORED_CHARS = 1_000_000
+#: What capture keeps of a payload longer than a cell: its beginning, with the same margin.
+PAYLOAD_CAPTURE_CHARS = STORED_CHARS + 2_048
 
 
 class Truncated:
-    """A payload cut at capture: ``value`` is JSON-able data whose JSON is the payload's JSON
-    for at least its first :data:`CAPTURE_CHARS` characters (a text: its first characters);
-    the rest was never copied. ``length``: the whole payload's text length, when known
-    without reading it all (a text's), else None."""
+    """A payload cut at capture: ``value`` is what was kept of it, whose text (see
+    :func:`payload_text`) is the payload's text for at least its first ``size`` characters
+    (a text: its first characters; data: JSON-able data; a message or a model's result: a
+    copy with its texts cut); the rest was never copied. ``length``: the whole payload's
+    text length, when known without reading it all (a text's), else None."""
 
-    __slots__ = ("value", "length")
+    __slots__ = ("value", "length", "size")
 
-    def __init__(self, value: Any, length: int | None = None) -> None:
+    def __init__(self, value: Any, length: int | None = None, size: int = CAPTURE_CHARS) -> None:
         self.value = value
         self.length = length
+        self.size = size
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return Truncated, (self.value, self.length)
+        return Truncated, (self.value, self.length, self.size)
 
     def __eq__(self, other: object) -> bool:
         return type(other) is Truncated and other.value == self.value and other.length == self.length
@@ -95,43 +103,72 @@ def jsonable_prefix(value: Any, chars: int = CAPTURE_CHARS) -> Any:
     equals the payload's JSON for at least ``chars`` characters."""
     budget = [chars]
     kept = _walk(value, budget, 0)
-    return Truncated(kept) if budget[0] < 0 else kept
+    return Truncated(kept, size=chars) if budget[0] < 0 else kept
+
+
+def walked(value: Any, budget: list[int]) -> Any:
+    """``value`` as :func:`jsonable_prefix` keeps it, out of what is left of a ``budget`` of
+    characters shared with other values (spent by what is kept, never below 0)."""
+    kept = _walk(value, budget, 0)
+    budget[0] = max(budget[0], 0)
+    return kept
 
 
 def _walk(value: Any, budget: list[int], depth: int) -> Any:
-    if value is None or isinstance(value, (bool, int, float)):
+    t = type(value)  # the plain types first, by their exact type (an isinstance of an ABC costs more)
+    if t is str:
+        return _walk_text(value, budget)
+    if value is None or t is int or t is float or t is bool:
         budget[0] -= 1
-        return value
-    if isinstance(value, str):
-        if len(value) >= budget[0]:
-            kept = value[:max(budget[0], 0)]
-            budget[0] = -1
-            return kept
-        budget[0] -= len(value) + 2
         return value
     if depth > 32:
         return _walk(repr(value), budget, depth)
+    if t is dict:
+        return _walk_mapping(value, budget, depth)
+    if t is list or t is tuple:
+        return _walk_items(value, budget, depth)
+    if isinstance(value, (bool, int, float)):
+        budget[0] -= 1
+        return value
+    if isinstance(value, str):
+        return _walk_text(value, budget)
     if isinstance(value, Mapping):
-        out: dict[str, Any] = {}
-        budget[0] -= 2
-        for key, item in value.items():
-            if budget[0] < 0:
-                break
-            name = _key(key)
-            budget[0] -= len(name) + 4
-            out[name] = _walk(item, budget, depth + 1)
-        return out
+        return _walk_mapping(value, budget, depth)
     if isinstance(value, (list, tuple, set, frozenset)):
-        items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
-        kept_items: list[Any] = []
-        budget[0] -= 2
-        for item in items:
-            if budget[0] < 0:
-                break
-            budget[0] -= 1
-            kept_items.append(_walk(item, budget, depth + 1))
-        return kept_items
+        return _walk_items(sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value, budget, depth)
     return _walk(_plain(value), budget, depth + 1)
+
+
+def _walk_text(value: str, budget: list[int]) -> str:
+    if len(value) >= budget[0]:
+        kept = value[:max(budget[0], 0)]
+        budget[0] = -1
+        return kept
+    budget[0] -= len(value) + 2
+    return value
+
+
+def _walk_mapping(value: Mapping[Any, Any], budget: list[int], depth: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    budget[0] -= 2
+    for key, item in value.items():
+        if budget[0] < 0:
+            break
+        name = key if type(key) is str else _key(key)
+        budget[0] -= len(name) + 4
+        out[name] = _walk(item, budget, depth + 1)
+    return out
+
+
+def _walk_items(items: Any, budget: list[int], depth: int) -> list[Any]:
+    kept_items: list[Any] = []
+    budget[0] -= 2
+    for item in items:
+        if budget[0] < 0:
+            break
+        budget[0] -= 1
+        kept_items.append(_walk(item, budget, depth + 1))
+    return kept_items
 
 
 # The C encoder walks plain data itself and asks _plain only for the other objects.
@@ -148,30 +185,115 @@ def to_json(value: Any) -> str:
 
 def payload_text(value: Any) -> str:
     """A payload as text: text as it is (also when capture cut it), anything else as JSON."""
-    if type(value) is Truncated and isinstance(value.value, str):
-        return value.value
+    if type(value) is Truncated:
+        value = value.value
     return value if isinstance(value, str) else to_json(value)
 
 
-def preview(value: Any, limit: int = PREVIEW_CHARS, redact: Redactor | None = None) -> str | None:
-    """``value`` as text (:func:`payload_text`), cut to ``limit`` (see :func:`cut`). Only a
-    text that is cut is redacted here (before the cut): one kept whole is left for the
-    caller to scrub with the rest of its row."""
+def payload_window(value: Any, chars: int) -> tuple[str, int | None, bool]:
+    """The beginning of a payload's text (:func:`payload_text`), at least its first ``chars``
+    characters when it has them, made walking only as far as they need (a large value is
+    never encoded whole): ``(text, length, cut)``, ``length`` being the whole text's length
+    when known and ``cut`` whether ``text`` is less than all of it (also when capture cut it)."""
+    if type(value) is str:
+        return (value, len(value), False) if len(value) <= chars else (value[:chars], len(value), True)
+    if type(value) is Truncated:  # bounded when it was kept
+        return payload_text(value), value.length, True
+    if _plain_within(value, [chars], 0):  # small plain data (nearly all): encoded whole, in C
+        text = to_json(value)
+        return text, len(text), False
+    # Walked a little beyond the window, so a value not much longer is encoded whole and its
+    # length is known (the walk counts numbers and punctuation low: what it keeps is bounded).
+    kept = jsonable_prefix(value, 2 * chars)
+    if type(kept) is Truncated:
+        return to_json(kept.value), None, True
+    text = to_json(kept)
+    return text, len(text), False
+
+
+def _plain_within(value: Any, budget: list[int], depth: int) -> bool:
+    """Whether ``value`` is plain JSON data (dicts with text keys, lists, texts, numbers)
+    whose JSON has at most about ``budget`` characters: then encoding it whole costs no more
+    than the window it is cut to. Counted as the walk counts (numbers and punctuation low), so
+    data that shares a list many times over (a payload can) is never taken for small."""
+    t = type(value)
+    if t is dict:
+        if depth > 32:
+            return False
+        left = budget[0] - 2
+        for key, item in value.items():
+            if type(key) is not str:
+                return False
+            u = type(item)
+            if u is str:  # the leaves inline: most of a state is texts
+                left -= len(key) + len(item) + 6
+            elif item is None or u is int or u is float or u is bool:
+                left -= len(key) + 5
+            else:
+                budget[0] = left - len(key) - 4
+                if not _plain_within(item, budget, depth + 1):
+                    return False
+                left = budget[0]
+            if left < 0:
+                return False
+        budget[0] = left
+        return True
+    if t is list:
+        if depth > 32:
+            return False
+        left = budget[0] - 2
+        for item in value:
+            u = type(item)
+            if u is str:
+                left -= len(item) + 3
+            elif item is None or u is int or u is float or u is bool:
+                left -= 2
+            else:
+                budget[0] = left - 1
+                if not _plain_within(item, budget, depth + 1):
+                    return False
+                left = budget[0]
+            if left < 0:
+                return False
+        budget[0] = left
+        return True
+    if t is str:
+        budget[0] -= len(value) + 2
+    elif value is None or t is int or t is float or t is bool:
+        budget[0] -= 1
+    else:
+        return False
+    return budget[0] >= 0
+
+
+def cell_text(value: Any, limit: int, redact: Redactor | None = None) -> tuple[str | None, bool]:
+    """A payload as a cell's text of at most ``limit`` characters, and whether that text is
+    scrubbed already. A text that fits is given whole and unscrubbed: its row scrubs it with
+    its other cells, in one scan. A longer one is redacted over its kept part and the cut's
+    margin (only that much of it is ever made: see :func:`payload_window`), then cut (see
+    :func:`cut`); scrubbed, when ``redact`` is given."""
     if value is None:
-        return None
-    text = payload_text(value)
-    if type(value) is Truncated or len(text) > limit:
-        return payload_cut(value, limit, redact, text)
-    return text
+        return None, False
+    text, length, was_cut = payload_window(value, limit + (redact.margin if redact is not None else 0))
+    if not was_cut and len(text) <= limit:
+        return text, False
+    return cut(text, limit, redact, length, at_least=length is None), redact is not None
 
 
-def payload_cut(value: Any, limit: int, redact: Redactor | None = None, text: str | None = None) -> str:
+def preview(value: Any, limit: int = PREVIEW_CHARS, redact: Redactor | None = None) -> str | None:
+    """``value`` as text (:func:`payload_text`), cut to ``limit`` (see :func:`cell_text`). Only
+    a text that is cut is redacted here (before the cut): one kept whole is left for the
+    caller to scrub with the rest of its row."""
+    return cell_text(value, limit, redact)[0]
+
+
+def payload_cut(value: Any, limit: int, redact: Redactor | None = None) -> str:
     """A payload as text, redacted and cut to ``limit`` (:func:`cut`); for one capture cut
     (:class:`Truncated`), the marker gives its whole length when known, else what was kept."""
-    text = payload_text(value) if text is None else text
-    if type(value) is Truncated:
-        return cut(text, limit, redact, value.length, at_least=value.length is None)
-    return cut(text, limit, redact)
+    text, length, was_cut = payload_window(value, limit + (redact.margin if redact is not None else 0))
+    if not was_cut:
+        return cut(text, limit, redact)
+    return cut(text, limit, redact, length, at_least=length is None)
 
 
 def cut(text: str, limit: int, redact: Redactor | None = None, length: int | None = None, *,
@@ -202,16 +324,23 @@ def cut(text: str, limit: int, redact: Redactor | None = None, length: int | Non
     return window[:keep if straddling == -1 else straddling] + marker
 
 
-#: What a run keeps of its input and its output (``runs.inputs``, ``runs.outputs``): characters of JSON.
-RUN_PAYLOAD_CHARS = 1_000_000
+#: What a run keeps of its input and its output (``runs.inputs``, ``runs.outputs``): characters
+#: of JSON, as every payload's cell.
+RUN_PAYLOAD_CHARS = STORED_CHARS
 
 
-def run_payload(value: Any, redact: Redactor | None = None) -> Any:
+def run_payload(value: Any, redact: Redactor | None = None, scrubbed: dict[int, str] | None = None) -> Any:
     """A run's input or output as ``runs.inputs`` / ``runs.outputs`` keep it: JSON data, or,
     past :data:`RUN_PAYLOAD_CHARS` of JSON, its text cut there with the visible marker
-    (redacted before the cut; what is kept whole is scrubbed with the rest of its row)."""
+    (redacted before the cut, over the kept part and the cut's margin, and then put in
+    ``scrubbed``; what is kept whole is scrubbed with the rest of its row)."""
     kept = value if type(value) is Truncated else jsonable_prefix(value, RUN_PAYLOAD_CHARS)
-    return payload_cut(kept, RUN_PAYLOAD_CHARS, redact) if type(kept) is Truncated else kept
+    if type(kept) is not Truncated:
+        return kept
+    text = payload_cut(value, RUN_PAYLOAD_CHARS, redact)  # from the value: the margin is in it
+    if scrubbed is not None and redact is not None:
+        scrubbed[id(text)] = text
+    return text
 
 
 def message_text(message: Any) -> str:

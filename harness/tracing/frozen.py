@@ -28,7 +28,7 @@ from langchain_core import messages as messages_module
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, Generation, GenerationChunk, LLMResult
 
-from .encode import CAPTURE_CHARS, RUN_PAYLOAD_CHARS, Truncated, jsonable, jsonable_prefix
+from .encode import CAPTURE_CHARS, PAYLOAD_CAPTURE_CHARS, Truncated, jsonable, jsonable_prefix, walked
 
 logger = logging.getLogger("harness")
 
@@ -138,17 +138,112 @@ def dumps(value: Any) -> bytes:
 # (plain data) and rebuilt when thawed: pickling them takes an import lookup per class.
 
 _PICKLE_START = pickle.PROTO[0]
-#: A payload whose frozen form is larger than this is kept as a live reference instead: a
-#: copy of it per step would hold memory that the rows cannot use (a sheet cell takes at
-#: most 32,767 characters).
+#: A payload whose frozen form is larger than this keeps only its beginning (see :func:`kept_of`):
+#: a cell keeps at most :data:`~.encode.STORED_CHARS` characters of it.
 MAX_FROZEN_BYTES = 1 << 20
 
 
 def _bounded(value: Any, frozen: Any) -> Any:
     if type(frozen) is bytes and len(frozen) > MAX_FROZEN_BYTES:
-        logger.debug("payload of %d bytes frozen is kept as a reference", len(frozen))
-        return f"<{len(value)} bytes>" if type(value) is bytes else value  # bytes would read as frozen
+        logger.debug("payload of %d bytes frozen keeps its beginning", len(frozen))
+        return kept_of(value)
     return frozen
+
+
+# --- payloads larger than a cell -------------------------------------------------------------
+# A payload is copied when its callback fires; one far larger than a cell keeps (a tool that
+# returns 250 MB) keeps only the beginning its cells and spans can show, with a margin for
+# redaction, so a run's memory, its trip to the writer process and every scan of it follow
+# what is stored, not what went through the graph. A cheap look at the payload's first levels
+# finds most large ones before they are serialised at all; the frozen size catches the rest.
+
+_LOOK_VISITS = 512  # values a look at a payload visits at most
+
+
+def _large(value: Any) -> bool:
+    """Whether the payload holds more text than a cell keeps, as far as a look at its first
+    levels (texts, messages' contents, a model result's generations) can tell."""
+    return _text_size(value, [_LOOK_VISITS], 0) > PAYLOAD_CAPTURE_CHARS
+
+
+def _text_size(value: Any, visits: list[int], depth: int) -> int:
+    """About how many characters of text ``value`` holds (containers estimated from the
+    items looked at), looking at most ``visits`` values and four levels down."""
+    visits[0] -= 1
+    t = type(value)  # plain types by their exact type first: this runs on the graph's path
+    if t is str:
+        return len(value)
+    if value is None or t is int or t is float or t is bool or visits[0] < 0 or depth > 3:
+        return 0
+    if t is dict:
+        items: Any = value.values()
+    elif t is list or t is tuple:
+        items = value
+    elif t is LLMResult:
+        items = [g for batch in value.generations for g in batch]
+    elif isinstance(value, BaseMessage):
+        return _text_size(value.content, visits, depth + 1)
+    elif isinstance(value, Generation):
+        return _text_size(getattr(value, "message", None) or value.text, visits, depth + 1)
+    else:
+        return 0
+    total = looked = 0
+    for item in items:
+        if visits[0] < 0 or total > PAYLOAD_CAPTURE_CHARS:
+            break
+        total += _text_size(item, visits, depth + 1)
+        looked += 1
+    return total if looked in (0, len(items)) else total * len(items) // looked
+
+
+def kept_of(value: Any) -> Any:
+    """What capture keeps of a payload larger than a cell: its first
+    :data:`~.encode.PAYLOAD_CAPTURE_CHARS` characters of text. A message (or a conversation
+    of them, or a model's result) stays one, its texts cut in order; anything else becomes
+    the JSON-able data of its beginning (:func:`~.encode.jsonable_prefix`)."""
+    size = PAYLOAD_CAPTURE_CHARS
+    if type(value) is str:
+        return Truncated(value[:size], len(value), size)
+    budget = [size]
+    if isinstance(value, BaseMessage):
+        content = value.content
+        return Truncated(_cut_message(value, budget), len(content) if isinstance(content, str) else None, size)
+    if type(value) is LLMResult:
+        generations = [[_cut_generation(g, budget) for g in batch] for batch in value.generations]
+        return Truncated(_llm_result(generations, walked(value.llm_output, [_FIELD_CHARS])), None, size)
+    if type(value) is list and value and all(type(batch) is list for batch in value) and any(
+            isinstance(m, BaseMessage) for batch in value for m in batch):  # a chat model's conversations
+        return Truncated([[_cut_message(m, budget) if isinstance(m, BaseMessage) else walked(m, budget)
+                           for m in batch] for batch in value], None, size)
+    # (data within the size after all, such as bytes shown as their length: a copy of it, whole)
+    return jsonable_prefix(value, size)
+
+
+#: A message's fields kept as they are (short names and ids); the others are cut in order.
+_MESSAGE_IDS = frozenset({"type", "id", "name", "tool_call_id", "status", "role"})
+
+
+def _cut_message(message: BaseMessage, budget: list[int]) -> BaseMessage:
+    """A copy of ``message`` whose content and other fields hold at most what is left of
+    ``budget`` characters (their first ones), the content first."""
+    fields = message.__dict__
+    cut: dict[str, Any] = {key: fields[key] for key in _MESSAGE_IDS & fields.keys()}
+    cut["content"] = walked(fields.get("content"), budget)
+    for key, item in fields.items():  # usage, metadata, tool calls: each at least its beginning
+        if key not in cut:
+            cut[key] = walked(item, budget if budget[0] >= _FIELD_CHARS else [_FIELD_CHARS])
+    return _message(_langchain_class(type(message)), cut, walked(message.__pydantic_extra__, [_FIELD_CHARS]))
+
+
+_FIELD_CHARS = 4_096  # what a message's other fields keep at least, however long its content
+
+
+def _cut_generation(generation: Any, budget: list[int]) -> Any:
+    message = getattr(generation, "message", None)
+    info = walked(generation.generation_info, [_FIELD_CHARS])
+    if isinstance(message, BaseMessage):
+        return _chat_generation(_cut_message(message, budget), info)
+    return Generation(text=walked(generation.text, budget), generation_info=info)
 
 
 def _pickled(value: Any) -> Any:
@@ -214,8 +309,7 @@ def freeze_preview(value: Any) -> Any:
         return value if len(value) <= CAPTURE_CHARS else Truncated(value[:CAPTURE_CHARS], len(value))
     if _looks_small(value):
         frozen = _freeze(value)
-        # (a live reference, which _freeze keeps of what is too large to copy, is no snapshot)
-        if len(frozen) <= PREVIEW_FROZEN_BYTES if type(frozen) is bytes else frozen is not value:
+        if type(frozen) is bytes and len(frozen) <= PREVIEW_FROZEN_BYTES:
             return frozen
     kept = jsonable_prefix(value)
     return kept if type(kept) is Truncated else _freeze(kept)
@@ -224,32 +318,30 @@ def freeze_preview(value: Any) -> Any:
 def freeze_whole(value: Any) -> Any:
     """The graph's own input or output (the run's ``runs.inputs`` / ``runs.outputs``), frozen
     whole when that takes at most :data:`MAX_FROZEN_BYTES`, else as the first
-    :data:`~.encode.RUN_PAYLOAD_CHARS` characters of its JSON (a :class:`~.encode.Truncated`,
-    frozen too): never a live reference, whose size a record sent to the writer would not
-    say."""
+    :data:`~.encode.PAYLOAD_CAPTURE_CHARS` characters of its JSON (see :func:`kept_of`): never
+    a live reference, whose size a record sent to the writer would not say."""
     if value is None:
         return None
     if type(value) is str:
-        return value if len(value) <= RUN_PAYLOAD_CHARS else Truncated(value[:RUN_PAYLOAD_CHARS], len(value))
+        return value if len(value) <= PAYLOAD_CAPTURE_CHARS else kept_of(value)
     if _looks_small(value):
         frozen = _freeze(value)
-        if frozen is not value:
+        if type(frozen) is bytes or type(frozen) is Truncated:
             return frozen
-    # (what is kept is copied, not the whole payload first: a large state costs what is kept)
-    return _freeze(jsonable_prefix(value, RUN_PAYLOAD_CHARS))
+    # (what is kept is copied, not the whole payload first: a large state costs what is kept,
+    # with the margin beyond the cut that redaction reads)
+    return kept_of(value)
 
 
 def held_bytes(frozen: Any) -> int:
     """About how much memory a frozen payload holds, to bound what a host keeps for runs not
-    yet written (a payload kept as a reference counts as the largest copy it replaced)."""
+    yet written (a payload cut at capture counts what it kept)."""
     t = type(frozen)
     if t is bytes or t is str:
         return len(frozen)
     if frozen is None:
         return 0
-    if t is Truncated:
-        return len(frozen.value) if type(frozen.value) is str else CAPTURE_CHARS
-    return MAX_FROZEN_BYTES
+    return frozen.size if t is Truncated else MAX_FROZEN_BYTES
 
 
 def _thaw(value: Any, rebuild: Callable[[Any], Any] | None = None) -> Any:
@@ -263,10 +355,13 @@ def _thaw(value: Any, rebuild: Callable[[Any], Any] | None = None) -> Any:
 
 
 def freeze(value: Any) -> Any:
-    """``value`` as it is now, apart from the live object."""
-    if value is None or type(value) is str:
-        return value
-    return _freeze(value)
+    """``value`` as it is now, apart from the live object (its beginning, when it is larger
+    than a cell keeps: see :func:`kept_of`)."""
+    if value is None:
+        return None
+    if type(value) is str:
+        return value if len(value) <= PAYLOAD_CAPTURE_CHARS else kept_of(value)
+    return kept_of(value) if _large(value) else _freeze(value)
 
 
 def thaw(value: Any) -> Any:
@@ -312,7 +407,20 @@ def _messages_from(batches: Any) -> list[list[BaseMessage]]:
 
 def freeze_messages(batches: Any) -> Any:
     """A chat model's input (lists of messages), frozen as the messages' fields."""
-    return _freeze(batches, _messages_fields)
+    return kept_of(batches) if _large_messages(batches) else _freeze(batches, _messages_fields)
+
+
+def _large_messages(batches: Any) -> bool:
+    """:func:`_large` for a chat model's input, the messages' texts added up directly."""
+    total = 0
+    try:
+        for batch in batches:
+            for message in batch:
+                content = message.content
+                total += len(content) if type(content) is str else _text_size(content, [_LOOK_VISITS], 1)
+    except (AttributeError, TypeError):  # not lists of messages: looked at as any payload
+        return _large(batches)
+    return total > PAYLOAD_CAPTURE_CHARS
 
 
 def thaw_messages(value: Any) -> Any:
@@ -348,7 +456,20 @@ def _result_from(fields: tuple[Any, Any]) -> LLMResult:
 
 def freeze_result(response: Any) -> Any:
     """A model's result (an ``LLMResult``), frozen as its generations' fields."""
-    return _freeze(response, _result_fields)
+    return kept_of(response) if _large_result(response) else _freeze(response, _result_fields)
+
+
+def _large_result(response: Any) -> bool:
+    """:func:`_large` for a model's result, its generations' texts added up directly."""
+    if type(response) is not LLMResult:
+        return _large(response)
+    total = 0
+    for batch in response.generations:
+        for generation in batch:
+            message = getattr(generation, "message", None)
+            content = message.content if message is not None else generation.text
+            total += len(content) if type(content) is str else _text_size(content, [_LOOK_VISITS], 1)
+    return total > PAYLOAD_CAPTURE_CHARS
 
 
 def thaw_result(value: Any) -> Any:

@@ -153,11 +153,14 @@ def valid_row(sheet: str, row: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in row.items() if k in allowed}
 
 
-def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, list[dict[str, Any]]]:
-    """The run's rows by sheet, before redaction (but for previews that are cut, scrubbed
-    before the cut when ``redact`` is given): captured, logged, evaluated, and ``runs``."""
+def build_rows(record: RunRecord, redact: Redactor | None = None,
+               scrubbed: dict[int, str] | None = None) -> dict[str, list[dict[str, Any]]]:
+    """The run's rows by sheet, before redaction (but for payloads that are cut, scrubbed
+    before the cut when ``redact`` is given, and put in ``scrubbed``): captured, logged,
+    evaluated, and ``runs``."""
     ctx = _rows.RunContext(record.run_id, record.subject, record.agent_names, record.node_types,
-                           record.phases, record.spans, redact, record.prices)
+                           record.phases, record.spans, redact, record.prices,
+                           scrubbed if scrubbed is not None else {})
     tree, rows = _rows.captured_rows(ctx, record.assembled(), record.agents())
     seq: Counter[str] = Counter()
     for sheet, row, node_id in record.logged:
@@ -194,7 +197,8 @@ def build_rows(record: RunRecord, redact: Redactor | None = None) -> dict[str, l
                     rows.setdefault(sheet, []).append(valid_row(sheet, full))
         except Exception:  # noqa: BLE001
             record.count_error("evaluation")
-    rows["runs"] = [_runs_row(record, rows, tree.agents, redact)]
+    rows["runs"] = [_runs_row(record, rows, tree.agents, redact, ctx.scrubbed)]
+    rows["runs"][0]["error"] = ctx.error(record.error)
     try:  # its place in its thread: what it stopped at, what it resumed with (turn: the store's)
         events = record.assembled()
         rows["runs"][0].update(interrupts=turns.interrupts(events, tree.owner, redact),
@@ -254,16 +258,21 @@ def score_key(run_id: str, name: str, rater: str | None = None) -> str:
 
 
 def scrubbed_rows(record: RunRecord, redact: Redactor) -> dict[str, list[dict[str, Any]]]:
-    """The run's rows as they are stored: built, scrubbed, by sheet in spec order."""
-    rows = build_rows(record, redact)
+    """The run's rows as they are stored: built, scrubbed, by sheet in spec order. What was
+    cut was redacted before its cut, over what it keeps (see :meth:`.rows.RunContext.cell`);
+    the rest is scanned once, all cells together."""
+    scrubbed: dict[int, str] = {}
+    rows = build_rows(record, redact, scrubbed)
     cells = [cell for sheet, sheet_rows in rows.items()  # one scan over the run's cells
-             for cell in _rows.text_cells(sheet_rows, _rows.PAYLOAD_COLUMNS if sheet in CAPTURED_SHEETS else None)]
+             for cell in _rows.text_cells(sheet_rows, _rows.PAYLOAD_COLUMNS if sheet in CAPTURED_SHEETS else None,
+                                          scrubbed)]
     _rows.scrub_cells(cells, redact)
     return {name: rows[name] for name in ALL_SHEET_NAMES if rows.get(name)}
 
 
 def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]],
-              agents: Mapping[Event, Agent], redact: Redactor | None = None) -> dict[str, Any]:
+              agents: Mapping[Event, Agent], redact: Redactor | None = None,
+              scrubbed: dict[int, str] | None = None) -> dict[str, Any]:
     llm_rows = rows.get("llm_calls", [])
     nodes = [e for e in record.assembled() if e.kind == "node"]
     last = max(nodes, key=lambda e: (e.end_ns or 0, e.start_ns)) if nodes else None
@@ -306,20 +315,20 @@ def _runs_row(record: RunRecord, rows: Mapping[str, list[dict[str, Any]]],
     if root:
         row.update(trace_id=root[0], span_id=root[1])
     if "inputs" not in record.result and "outputs" not in record.result:
-        row.update(_io(record, redact))
+        row.update(_io(record, redact, scrubbed))
     row.update({k: v for k, v in record.result.items() if k not in ("run_id", "row_key")})
     return row
 
 
-def _io(record: RunRecord, redact: Redactor | None) -> dict[str, Any]:
+def _io(record: RunRecord, redact: Redactor | None, scrubbed: dict[int, str] | None = None) -> dict[str, Any]:
     """The run's input and output (``runs.inputs``, ``runs.outputs``), from the graph it
     invoked as its callbacks saw them (a list of each when it invoked several, e.g. a
     batch); a graph that failed has no output."""
     roots = record.roots()
     if not roots:
         return {}
-    inputs = [run_payload(e.inputs, redact) for e in roots]
-    outputs = [run_payload(e.outputs, redact) if e.status == "ok" and e.end_ns else None for e in roots]
+    inputs = [run_payload(e.inputs, redact, scrubbed) for e in roots]
+    outputs = [run_payload(e.outputs, redact, scrubbed) if e.status == "ok" and e.end_ns else None for e in roots]
     if len(roots) == 1:
         return {"inputs": inputs[0], "outputs": outputs[0]}
     return {"inputs": inputs, "outputs": outputs if any(o is not None for o in outputs) else None}
@@ -372,12 +381,30 @@ def prepare_entry(record: RunRecord) -> dict[str, Any] | None:
             emit_record_spans(record, tracer)
     try:
         redact = record.redactor()
-        return {"run_id": record.run_id, "subject": redact(record.subject) if record.subject else record.subject,
-                "verify": record.verify, "profile": record.profile, "required": list(record.required_sheets),
-                "rows": scrubbed_rows(record, redact)}
+        entry = {"run_id": record.run_id, "subject": redact(record.subject) if record.subject else record.subject,
+                 "verify": record.verify, "profile": record.profile, "required": list(record.required_sheets)}
+        try:
+            entry["rows"] = scrubbed_rows(record, redact)
+        except Exception:  # noqa: BLE001 - the run is still stored: its runs row says what was lost
+            record.count_error("building the rows")
+            entry["rows"] = {"runs": [bare_runs_row(record, redact)]}
+        return entry
     except Exception:  # noqa: BLE001 - the host never sees harness failures
         record.count_error("building the rows")
         return None
+
+
+def bare_runs_row(record: RunRecord, redact: Redactor) -> dict[str, Any]:
+    """The ``runs`` row of a run whose other rows could not be built: what the record says
+    without its events (status, times, error, names), its harness errors counted, scrubbed."""
+    row = {"run_id": record.run_id, "company_name": record.subject, "status": record.status,
+           "started_at": _rows.iso(record.start_ns), "completed_at": _rows.iso(record.end_ns),
+           "total_time_ms": (record.end_ns - record.start_ns) / 1e6, "timestamp": _rows.iso(record.end_ns),
+           "generated_by": "Us", "workflow": record.workflow, "batch_id": record.batch_id, "error": record.error,
+           "harness_errors": record.errors, "row_key": f"{record.run_id}:runs",
+           **{k: v for k, v in record.result.items() if k not in ("run_id", "row_key")}}
+    _rows.redact_rows([row], redact, _rows.PAYLOAD_COLUMNS)
+    return valid_row("runs", row)
 
 
 def derived_rows(entry: Mapping[str, Any], stored: Mapping[str, int]) -> dict[str, list[dict[str, Any]]]:

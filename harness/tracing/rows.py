@@ -18,10 +18,11 @@ from uuid import UUID
 
 from .. import costs
 from .agents import Agent
-from .encode import jsonable, message_role, message_text, preview, to_json
+from .encode import (PAYLOAD_CAPTURE_CHARS, PREVIEW_CHARS, STORED_CHARS, Truncated, cell_text, cut, jsonable,
+                     jsonable_prefix, message_role, message_text, to_json)
 from .events import Event
 from .usage import Usage, read_usage
-from ..secrets.redact import Redactor
+from ..secrets.redact import Redactor, redactor
 
 GENERATED_BY_FW = "FW"
 
@@ -42,10 +43,34 @@ class RunContext:
     node_types: Mapping[str, str] = field(default_factory=dict)
     phases: Mapping[str, str] = field(default_factory=dict)
     span_ids: Mapping[UUID, tuple[str, str, str | None]] = field(default_factory=dict)  # trace, span, parent
-    #: scrubs the previews that are cut, before the cut (the other cells are scrubbed whole later)
+    #: scrubs the payloads that are cut, before the cut (the other cells are scrubbed whole later)
     redact: Redactor | None = None
     #: the host's prices that differ from the bundled table (see :func:`harness.costs.user_prices`)
     prices: Mapping[str, Any] = field(default_factory=dict)
+    #: the cells scrubbed already (cut after redaction), by identity: never scanned again
+    scrubbed: dict[int, str] = field(default_factory=dict)
+
+    def cell(self, value: Any, limit: int = STORED_CHARS) -> str | None:
+        """A payload as a cell of at most ``limit`` characters (:func:`~.encode.cell_text`):
+        only what the cell keeps, and the cut's margin, is ever made into text and scanned."""
+        if value is None or (type(value) is str and len(value) <= limit):  # nearly every cell
+            return value
+        text, scrubbed = cell_text(value, limit, self.redact)
+        if scrubbed:
+            self.scrubbed[id(text)] = text
+        return text
+
+    def data(self, value: Any) -> Any:
+        """A payload for a JSON cell: JSON-able data, or its cut text (:meth:`cell`) when its
+        JSON is longer than a cell keeps."""
+        kept = jsonable_prefix(value, STORED_CHARS)
+        return self.cell(value) if type(kept) is Truncated else kept
+
+    def error(self, text: str | None) -> str | None:
+        """An error's text: bounded when it was captured (see :func:`~.events.describe_error`)."""
+        if text is None or len(text) <= STORED_CHARS:
+            return text
+        return self.cell(Truncated(text, None, len(text)) if len(text) >= PAYLOAD_CAPTURE_CHARS else text)
 
 
 @dataclass(slots=True)
@@ -116,8 +141,13 @@ def _per_event(fn):
     return cached
 
 
+def unwrapped(value: Any) -> Any:
+    """A payload as captured, a payload cut at capture (:class:`~.encode.Truncated`) as what was kept."""
+    return value.value if type(value) is Truncated else value
+
+
 def _first_generation(response: Any) -> Any:
-    generations = getattr(response, "generations", None)
+    generations = getattr(unwrapped(response), "generations", None)
     if generations and generations[0]:
         return generations[0][0]
     return None
@@ -145,7 +175,7 @@ def response_model(event: Event) -> str | None:
     for key in ("model_name", "model", "model_id"):
         if meta.get(key):
             return str(meta[key])
-    llm_output = getattr(event.outputs, "llm_output", None) or {}
+    llm_output = getattr(unwrapped(event.outputs), "llm_output", None) or {}
     for key in ("model_name", "model"):
         if llm_output.get(key):
             return str(llm_output[key])
@@ -173,14 +203,17 @@ def temperature(event: Event) -> float | None:
 
 @_per_event
 def prompt_messages(event: Event) -> list[tuple[str, str]]:
-    """(role, text) pairs of the first prompt of the call."""
-    inputs = event.inputs
+    """(role, text) pairs of the first prompt of the call; a provider's key split over two
+    messages (half in each) is redacted in both (:meth:`~harness.secrets.redact.Redactor.across`),
+    which the scrub of the joined text could not see."""
+    inputs = unwrapped(event.inputs)
     if not inputs:
         return []
     first = inputs[0]
-    if event.chat:
-        return [(message_role(m), message_text(m)) for m in first]
-    return [("user", str(first))]
+    if not event.chat:
+        return [("user", str(first))]
+    roles, texts = [message_role(m) for m in first], [message_text(m) for m in first]
+    return list(zip(roles, redactor().across(texts) if len(texts) > 1 else texts))
 
 
 @_per_event
@@ -188,11 +221,23 @@ def prompt_text(event: Event) -> str:
     return "\n\n".join(f"{role}: {text}" for role, text in prompt_messages(event))
 
 
+def prompt_value(event: Event) -> str | Truncated:
+    """The call's prompt text, as cut at capture when its messages were."""
+    text = prompt_text(event)
+    return Truncated(text, None, len(text)) if type(event.inputs) is Truncated else text
+
+
+def response_value(event: Event) -> str | Truncated | None:
+    """The call's response text, as cut at capture when its result was."""
+    text = response_text(event)
+    return Truncated(text, None, len(text)) if text is not None and type(event.outputs) is Truncated else text
+
+
 @_per_event
 def usage(event: Event) -> Usage:
     """The call's tokens as the provider reported them, each kind once (see :mod:`.usage`),
     from the aggregated message (stream chunks are never added again here), else an estimate."""
-    found = read_usage(response_message(event), getattr(event.outputs, "llm_output", None))
+    found = read_usage(response_message(event), getattr(unwrapped(event.outputs), "llm_output", None))
     if found is not None:
         return found
     if event.status != "ok" or event.outputs is None:
@@ -288,7 +333,7 @@ def langgraph_event_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             **common,
             "row_key": f"{tree.text_id[e]}:start",
             "event_type": start_type,
-            "input_preview": preview(prompt_text(e) if is_llm else e.inputs, redact=ctx.redact),
+            "input_preview": ctx.cell(prompt_value(e) if is_llm else e.inputs, PREVIEW_CHARS),
             "status": "started",
             "timestamp": iso(e.start_ns),
         })
@@ -301,10 +346,10 @@ def langgraph_event_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "row_key": f"{tree.text_id[e]}:end",
             "event_type": _EVENT_TYPES[(e.kind, outcome)],
             "tokens": tokens,
-            "output_preview": preview(response_text(e) if is_llm else e.outputs, redact=ctx.redact),
+            "output_preview": ctx.cell(response_value(e) if is_llm else e.outputs, PREVIEW_CHARS),
             "duration_ms": e.duration_ms,
             "status": e.status,
-            "error": e.error,
+            "error": ctx.error(e.error),
             "timestamp": iso(e.end_ns),
             "traceback": e.traceback,
             "handoff_to": e.handoff,
@@ -332,11 +377,11 @@ def llm_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "call_type": md.get("harness.call_type") or ("chat" if e.chat else "completion"),
             "model": model,
             "temperature": temperature(e),
-            "prompt": prompt_text(e),
-            "response": text,
-            "reasoning": reasoning_of(e, text),
-            "context": _text_or_json(md.get("harness.context")),
-            "current_task": md.get("harness.current_task"),
+            "prompt": ctx.cell(prompt_value(e)),
+            "response": ctx.cell(response_value(e)),
+            "reasoning": ctx.cell(reasoning_of(e, text)),
+            "context": ctx.cell(md.get("harness.context")),
+            "current_task": ctx.cell(md.get("harness.current_task")),
             "prompt_tokens": u.prompt_tokens,
             "completion_tokens": u.completion_tokens,
             "total_tokens": total,
@@ -345,7 +390,7 @@ def llm_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "total_cost": priced.total_cost if priced else None,
             "execution_time_ms": e.duration_ms,
             "status": "ok" if e.status != "error" else "error",
-            "error": e.error,
+            "error": ctx.error(e.error),
             "timestamp": iso(e.end_ns),
             "generated_by": "Mixed",
             "llm_call_id": tree.text_id[e],
@@ -380,15 +425,10 @@ def priced_call(model: str | None, u: Usage,
         return price, None
 
 
-def _text_or_json(value: Any) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    return to_json(value)
-
-
-def _tool_payload(value: Any) -> Any:
+def _tool_payload(value: Any, limit: int | None = None) -> Any:
     """Tool input/output as JSON-able data: ToolMessage content, JSON strings decoded; a
-    handoff's command with its destination (``goto``) first."""
+    handoff's command with its destination (``goto``) first. ``limit``: data is walked only
+    as far as that many characters of JSON (:class:`~.encode.Truncated` when it had more)."""
     content = getattr(value, "content", value) if hasattr(value, "tool_call_id") else value
     if type(content).__name__ == "Command":
         data = jsonable(content)
@@ -400,17 +440,19 @@ def _tool_payload(value: Any) -> Any:
                 return json.loads(stripped)
             except ValueError:
                 return content
-    return jsonable(content)
+    return jsonable(content) if limit is None else jsonable_prefix(content, limit)
 
 
-def _tool_json(value: Any) -> Any:
+def _tool_json(ctx: RunContext, value: Any) -> Any:
     """A tool's input or output for its JSON column: data as it is; a plain text (most tools
-    return one) as a JSON string, so the cell is JSON like every other; a preview already cut
-    (its text ends with the truncation marker) as it is."""
-    payload = _tool_payload(value)
-    if isinstance(payload, str) and not (payload.endswith(" chars]") and "…[truncated, " in payload):
-        return to_json(payload)
-    return payload
+    return one) as a JSON string, so the cell is JSON like every other. A payload longer than
+    a cell keeps (cut at capture, or once made) is its text cut, ending with the marker."""
+    if type(value) is Truncated:
+        return ctx.cell(Truncated(_tool_payload(value.value), value.length, value.size))
+    payload = _tool_payload(value, STORED_CHARS)
+    if isinstance(payload, str):
+        return to_json(payload) if len(payload) <= STORED_CHARS else ctx.cell(payload)
+    return ctx.cell(payload) if type(payload) is Truncated else payload
 
 
 def tool_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
@@ -422,22 +464,22 @@ def tool_call_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
         parent_tool = tree.tool_parent.get(e)
         md = e.metadata or {}
         status = "fail" if e.status == "error" else "ok"
-        if status == "ok" and getattr(e.outputs, "status", None) == "error":  # ToolMessage(status="error")
+        if status == "ok" and getattr(unwrapped(e.outputs), "status", None) == "error":  # ToolMessage(status="error")
             status = "fail"
         rows.append({
             **_common(ctx, tree, e, node),
             "row_key": f"{tree.text_id[e]}:tool",
             "node_type": "tool",
             "tool_name": e.name,
-            "tool_input": _tool_json(e.inputs),
-            "tool_output": _tool_json(e.outputs) if e.status != "error" else None,
+            "tool_input": _tool_json(ctx, e.inputs),
+            "tool_output": _tool_json(ctx, e.outputs) if e.status != "error" else None,
             "parent_node": node.name if node is not None else None,
             "workflow_phase": md.get("harness.workflow_phase") or (ctx.phases.get(node.name) if node else None),
             "call_depth": tree.depth.get(e, 0),
             "parent_tool_id": tree.text_id[parent_tool] if parent_tool is not None else None,
             "execution_time_ms": e.duration_ms,
             "status": status,
-            "error": e.error or (_tool_payload(e.outputs) if status == "fail" else None),
+            "error": ctx.error(e.error) or (ctx.data(_tool_payload(unwrapped(e.outputs))) if status == "fail" else None),
             "timestamp": iso(e.end_ns),
             "generated_by": "Us",
             "tool_call_id": tree.text_id[e],
@@ -465,9 +507,9 @@ def prompt_rows(ctx: RunContext, tree: Tree) -> list[dict[str, Any]]:
             "prompt_id": md.get("harness.prompt_id"),
             "prompt_name": md.get("harness.prompt_name"),
             "category": md.get("harness.prompt_category"),
-            "system_prompt": system,
-            "user_prompt": user or None,
-            "variables_json": jsonable(md.get("harness.prompt_variables")),
+            "system_prompt": ctx.cell(system),
+            "user_prompt": ctx.cell(user or None),
+            "variables_json": ctx.data(md.get("harness.prompt_variables")),
             "model": request_model(e) if not e.finished else response_model(e),
             "temperature": temperature(e),
             "timestamp": iso(e.start_ns),
@@ -508,16 +550,18 @@ def redact_rows(rows: Iterable[dict[str, Any]], redact: Redactor, columns: froze
 Cell = tuple[dict[str, Any], str, str]  # (row, column, text)
 
 
-def text_cells(rows: Iterable[dict[str, Any]], columns: frozenset[str] | None = None) -> list[Cell]:
-    """(row, column, text) of the text and JSON cells of ``columns`` (default: all). JSON
-    values are turned into their JSON text, so a secret inside a nested payload is found;
-    the store keeps that text as the cell's JSON."""
+def text_cells(rows: Iterable[dict[str, Any]], columns: frozenset[str] | None = None,
+               scrubbed: Mapping[int, str] | None = None) -> list[Cell]:
+    """(row, column, text) of the text and JSON cells of ``columns`` (default: all) but those
+    ``scrubbed`` already (by identity). JSON values are turned into their JSON text, so a
+    secret inside a nested payload is found; the store keeps that text as the cell's JSON."""
     cells: list[Cell] = []
     for row in rows:
         for key in (row.keys() & columns if columns is not None else list(row)):
             value = row[key]
             if isinstance(value, str):
-                cells.append((row, key, value))
+                if not scrubbed or scrubbed.get(id(value)) is not value:
+                    cells.append((row, key, value))
             elif isinstance(value, (dict, list)):
                 text = row[key] = to_json(value)
                 cells.append((row, key, text))
@@ -526,7 +570,18 @@ def text_cells(rows: Iterable[dict[str, Any]], columns: frozenset[str] | None = 
 
 def scrub_cells(cells: Sequence[Cell], redact: Redactor) -> None:
     """Scrub the cells in place. They are scanned together first, and scrubbed one by one
-    only when that scan finds something."""
-    if cells and redact.finds_any([text for _, _, text in cells]):
+    only when that scan finds something. A cell longer than a payload's cell (a value the
+    row builders do not bound: the application's metadata) is cut there, redacted before."""
+    texts = [text for _, _, text in cells]
+    kept = cells
+    if texts and max(map(len, texts)) > STORED_CHARS:
+        kept = []
         for row, key, text in cells:
+            if len(text) > STORED_CHARS:
+                row[key] = cut(text, STORED_CHARS, redact)
+            else:
+                kept.append((row, key, text))
+        texts = [text for _, _, text in kept]
+    if kept and redact.finds_any(texts):
+        for row, key, text in kept:
             row[key] = redact(text)

@@ -18,6 +18,7 @@ from pathlib import Path
 from types import TracebackType
 
 from ..schema import truncation_marker
+from .encode import PAYLOAD_CAPTURE_CHARS
 
 #: A failure's traceback keeps the innermost frames of each exception, at most this many
 #: (where it failed: the outer ones are LangGraph's and LangChain's machinery)...
@@ -34,7 +35,11 @@ _HARNESS_DIRS = tuple({str(Path(__file__).parents[1]) + "/", str(Path(__file__).
 
 
 def describe_error(error: BaseException) -> str:
+    """``Type: message``; a message longer than a cell keeps is cut where capture cuts a payload
+    (an exception quoting a 250 MB payload costs what its cell keeps)."""
     text = str(error)
+    if len(text) > PAYLOAD_CAPTURE_CHARS:
+        text = text[:PAYLOAD_CAPTURE_CHARS]
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 

@@ -16,8 +16,8 @@ from typing import Any
 from evaluators import aggregate, pass_rate
 
 from . import plots
-from .comparison import (VERDICT_MEANINGS, ci_heading, gate_state, holm_sentence, interval_ends, needed_sentence,
-                         p_text)
+from .comparison import (VERDICT_MEANINGS, ci_heading, gate_state, holm_sentence, interval_ends, level_note,
+                         missing_sentence, needed_sentence, p_text)
 from .formats import MISSING, duration, money, number, score
 from .plots import Scale
 
@@ -215,7 +215,7 @@ def comparison_html(comparison: Mapping[str, Any]) -> str:
             f"<td>{'higher' if m.get('higher_is_better') else 'lower'}</td><td class=num>{_e(m.get('n', MISSING))}</td>"
             f"<td class=num>{_value(name, m.get('a'))}</td><td class=num>{_value(name, m.get('b'))}</td>"
             f"<td class=num>{_signed(name, m.get('delta'))}</td>"
-            f"<td class='num ci'>{f'[{_signed(name, low)}, {_signed(name, high)}]' if m.get('n') else MISSING}</td>"
+            f"<td class='num ci'>{f'[{_signed(name, low)}, {_signed(name, high)}]{_e(level_note(m, comparison))}' if m.get('n') else MISSING}</td>"
             f"<td class=ci-plot>{ci_svg(m.get('delta'), low, high, verdict, m.get('margin'), m.get('ci_level'))}</td>"
             f"<td class=num>{'±' + _value(name, m.get('margin')) if isinstance(m.get('margin'), (int, float)) else MISSING}</td>"
             f"<td class=num>{_e(p_text(m))}</td>"
@@ -227,11 +227,14 @@ def comparison_html(comparison: Mapping[str, Any]) -> str:
         notes.append(f"<p>{_e(holm)}</p>")
     for m in comparison.get("metrics") or []:
         name = str(m.get("name"))
+        if m.get("gated") and (sentence := missing_sentence(m, comparison)):
+            notes.append(f"<p><span class='badge regressed'>missing data</span> {_e(sentence)}</p>")
         if m.get("gated") and (sentence := needed_sentence(
                 m, comparison, lambda v, signed, name=name: (_signed if signed else _value)(name, v))):
             notes.append(f"<p>{_e(sentence)}</p>")
     state, sentence = gate_state(comparison)
-    gate = f"<span class='badge {'ok' if state == 'passed' else state}'>gate</span> {_e(sentence)}"
+    badge = {"passed": "ok", "missing_data": "regressed"}.get(state, state)
+    gate = f"<span class='badge {badge}'>gate</span> {_e(sentence)}"
     meanings = "; ".join(f"{_e(v)}: {_e(text)}" for v, text in VERDICT_MEANINGS.items())
     return (f"<section class=comparison><h3>Comparison: {_e(a)} → {_e(b)}</h3>"
             f"<p>{gate} · {_e(comparison.get('paired_cases', MISSING))} paired cases · alpha "

@@ -13,13 +13,18 @@ Three rules keep a plot honest about small or flat data:
   offset such as ``1e-5`` in the corner.
 
 Each figure gets its own ``svg.hashsalt`` so the element ids of several SVGs in one HTML
-page never collide; text stays text (``svg.fonttype = none``) so the page is searchable.
+page never collide; text stays text (``svg.fonttype = none``) so the page is searchable. A
+name drawn as text (a node's, a model's) shows its control and invisible characters as
+escapes (``\\x0b``), which keeps the SVG valid XML; a character the font lacks is drawn as
+its box, without a warning on the terminal.
 """
 
 from __future__ import annotations
 
 import io
 import random
+import re
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -44,11 +49,25 @@ class Scale:
     non_negative: bool = False
 
 
+#: Characters a label shows as escapes: C0 (line breaks included), DEL and C1, and those that
+#: hide or reorder text (bidirectional controls, zero-width characters, line separators).
+_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064"
+                      "\u2066-\u206f\ufeff\ufff9-\ufffb]")
+
+
+def drawn(text: str) -> str:
+    """``text`` as a plot draws it: its control and invisible characters as escapes."""
+    return _UNSHOWN.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
+                        text)
+
+
 def svg(figure: Any, salt: str) -> str:
     """The figure as an ``<svg>`` element."""
     import matplotlib
 
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt, "font.size": 9}):
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt, "font.size": 9}), \
+            warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from", category=UserWarning)
         buffer = io.StringIO()
         figure.savefig(buffer, format="svg", bbox_inches="tight")
     text = buffer.getvalue()
@@ -108,7 +127,7 @@ def draw_distribution(axes: Any, groups: Mapping[str, Sequence[float]], scale: S
                       horizontal: bool = False, empty_message: str = "no data") -> None:
     """One group per position: its points (jittered), and a box of its quartiles when it has
     at least :data:`BOX_FROM` values."""
-    groups = {k: [float(v) for v in values] for k, values in groups.items() if values}
+    groups = {drawn(str(k)): [float(v) for v in values] for k, values in groups.items() if values}
     if not groups:
         no_data(axes, empty_message)
         return
@@ -157,7 +176,7 @@ def scatter(points: Sequence[tuple[float, float, str]], x: Scale, y: Scale, salt
     for i, group in enumerate(groups):
         mine = [(a, b) for a, b, g in points if g == group]
         axes.scatter([a for a, _ in mine], [b for _, b in mine], s=18, alpha=0.8, color=COLOURS[i % len(COLOURS)],
-                     label=group)
+                     label=drawn(str(group)))
     fit_axis(axes, "x", [a for a, _, _ in points], x)
     fit_axis(axes, "y", [b for _, b, _ in points], y)
     axes.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))

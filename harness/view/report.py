@@ -22,6 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..outputs import write_text
 from ..schema import truncation_marker
 from ..store import Store
 from .cases import CaseTable, Compare, compare_view
@@ -333,7 +334,6 @@ def write_report(store: Store, path: str | os.PathLike[str], *, run_ids: Sequenc
     page = render(views(), source=store.display, selected=selected, experiments=experiments,
                   compare=compare, agreements=agreements,
                   production="" if experiments else production_html(store))
-    target = Path(path)
-    target.write_text(page, encoding="utf-8")
+    target = write_text(path, page)  # whole or not at all, never through a link (harness.outputs)
     return Report(target, read, selected, target.stat().st_size, time.perf_counter() - started)
 

@@ -231,3 +231,36 @@ def test_group_rows_list_the_runs_they_cover_and_the_audit_checks_them(capsys, t
     findings = {(f["sheet"], f["column"], f["kind"]) for f in json.loads(out)["findings"]}
     assert code == 1 and findings == {("consistency_scores", "run_ids", "cross-sheet"),
                                       ("cross_model_eval", "run_ids", "reference")}
+
+
+def test_tool_and_node_names_with_control_characters_round_trip_with_no_finding_and_no_warning(
+        capsys, tmp_path: Path) -> None:
+    """A tool named ``look\\x0bup`` (and others holding ESC, DEL, C1, a line separator), in a
+    node whose name holds them too: the export keeps them (Excel's ``_x000B_`` escapes), the
+    audit finds nothing, its plots show them as escapes and print no font warning."""
+    from langchain_core.tools import StructuredTool
+
+    from harness import Harness
+    from tests.harness import graphs
+
+    def look(query: str) -> str:
+        return "found " + query
+
+    names = ["look\x0bup", "tab\tcr\resc\x1bdel\x7fc1\x85ls\u2028"]
+    tools = [StructuredTool.from_function(look, name=name, description="Look up.") for name in names]
+
+    def node(state, config):
+        for tool in tools:
+            tool.invoke({"query": "x"}, config)
+        return {"log": ["looked"]}
+
+    harness = Harness(store=tmp_path / "runs.db", writer="inline")
+    with harness.run(subject="names", expected_tools=names) as run:
+        graphs.single_node(node, name="wo\x0brk\x1b").invoke({"log": []}, run.config)
+    harness.export_excel(tmp_path / "runs.xlsx")
+    harness.close()
+    code, out, err = _run(capsys, str(tmp_path / "runs.xlsx"), "--report", str(tmp_path / "report.html"))
+    assert code == 0 and "no findings" in out, out
+    assert err == ""
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "wo\\x0brk\\x1b" in page and not any(c in page for c in "\x0b\x1b\x7f\x85\u2028")

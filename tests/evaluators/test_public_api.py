@@ -41,7 +41,7 @@ PUBLIC = {
     "THREAD_STATUSES", "conversation", "fold_turns", "thread_passed", "thread_status", "total",
     # paired statistics and verdicts (compare)
     "SIGN_FLIP_DRAWS", "SIGN_FLIP_EXACT_MAX", "SIGN_FLIP_SEED", "VERDICTS", "PairedTest", "SignFlips", "Verdict",
-    "binomial_tail", "holm", "mean_of_repeats", "needed_cases", "paired_test", "round_sig", "verdict",
+    "binomial_tail", "exact", "exact_mean", "holm", "holm_levels", "mean_of_repeats", "needed_cases", "paired_test", "round_sig", "verdict",
     # statistics over repeated runs
     "aggregate", "composite_score", "cost_delta", "cost_of_pass", "letter_grade", "pass_at_k", "pass_hat_k",
     "population_variance", "tier_uplift",

@@ -117,11 +117,12 @@ def test_an_experiment_against_itself_is_no_change_with_enough_cases_and_inconcl
         "pass_rate": "no_change", "latency_ms": "no_change", "total_tokens": "no_change", "total_cost": "no_change"}
     small = h.compare("small", "small")
     m = small.metric("pass_rate")
-    assert m.verdict == "inconclusive" and m.needed_cases is None and small.inconclusive and not small.regressed
+    assert m.verdict == "inconclusive" and m.needed_cases > 3 and small.inconclusive and not small.regressed
     h.flush()
     db = str(h.store.location)
     assert run_cli("compare", "small", "small", "--store", db, "--fail-on-regression") == 0
-    assert "no number of cases like these would show a change" in capsys.readouterr().out
+    assert (f"about {m.needed_cases} paired cases like these would show a change as large as the margin (±0.05) 80% "
+            "of the time at alpha 0.05; there are 3") in capsys.readouterr().out
     assert run_cli("compare", "small", "small", "--store", db, "--fail-on-inconclusive") == 1
 
 
@@ -143,7 +144,9 @@ def test_a_run_without_a_pass_is_left_out_of_the_pass_rate_not_counted_as_passin
     c = h.compare("base", "cand")
     m = c.metric("pass_rate")
     assert (m.n, m.b, m.p_worse) == (5, 0.0, 0.5 ** 5)
-    assert "3 run(s) without a pass (passed is empty) are left out of pass_rate (base 0, cand 3)" in c.warnings
+    assert ("3 run(s) whose pass is unknown (passed is empty: a gating score errored or has not run) are left out "
+            "of pass_rate (base 0, cand 3)") in c.warnings
+    assert (m.cases, m.cases_lost, m.runs_missing, m.missing_data_fails) == (8, 3, (0, 3), True) and c.regressed
 
 
 def test_a_run_that_crashes_fast_does_not_make_latency_better(h):
@@ -164,7 +167,8 @@ def test_lower_latency_is_an_improvement_that_does_not_gate(h):
     backwards = h.compare("fast", "slow")
     latency = backwards.metric("latency_ms")
     assert latency.verdict == "regressed" and not latency.gated and not backwards.regressed
-    assert latency.margin == pytest.approx(0.1 * 104.5)  # 10% of A's mean
+    assert latency.margin == pytest.approx(0.1 * 154.5)  # 10% of the mean over both experiments
+    assert h.compare("slow", "fast").metric("latency_ms").margin == latency.margin  # whichever is the baseline
     assert h.compare("fast", "slow", gate=["latency_ms"]).regressed
 
 
@@ -266,10 +270,11 @@ def test_the_json_has_the_keys_of_the_contract(h, capsys):
     printed = json.loads(capsys.readouterr().out)
     assert printed == json.loads(json.dumps(h.compare("base", "cand").to_dict()))
     assert list(printed) == ["a", "b", "alpha", "paired_cases", "unpaired", "gate", "warnings", "metrics",
-                             "regressed", "inconclusive"]
+                             "regressed", "inconclusive", "missing_data", "sequential", "strict"]
     assert list(printed["metrics"][0]) == [
         "name", "higher_is_better", "gated", "n", "a", "b", "delta", "ci_low", "ci_high", "ci_level", "p_worse",
-        "p_better", "p_value", "test", "margin", "effect_size", "verdict", "needed_cases"]
+        "p_better", "p_value", "test", "margin", "effect_size", "verdict", "needed_cases",
+        "eq_low", "eq_high", "eq_method", "cases", "cases_lost", "runs_missing", "missing_data_fails"]
     pass_rate = printed["metrics"][0]
     assert (pass_rate["p_worse"], pass_rate["test"], pass_rate["verdict"]) == (
         0.5 ** 12, "exact_binomial_discordant", "regressed")
@@ -287,7 +292,7 @@ def test_the_cli_gate_and_exit_codes(h, capsys):
     assert run_cli("compare", "base", "few", "--store", db, "--fail-on-regression") == 0
     assert run_cli("compare", "base", "few", "--store", db, "--fail-on-inconclusive") == 1
     out = capsys.readouterr().out
-    assert "pass_rate: inconclusive: about" in out and "paired cases like these would be needed" in out
+    assert "pass_rate: inconclusive: about" in out and "paired cases like these would show a change of" in out
     assert run_cli("compare", "base", "cand", "--store", db, "--metric", "latency_ms", "--fail-on-regression") == 0
     assert "no metric gates this comparison" in capsys.readouterr().out
 
@@ -371,3 +376,16 @@ def test_pairs_compared_with_the_experiments_already_read_say_what_each_alone_sa
     kept = {name: id(runs) for name, runs in read.items()}
     compare_experiments(h.store, "next", "base", read=read)
     assert {name: id(runs) for name, runs in read.items()} == kept
+
+
+def test_the_readme_s_inconclusive_example_prints_as_shown(h, capsys):
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    shown = readme.split("**Inconclusive.**", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    write_experiment(h.store, "base", [1, 1, 1])
+    write_experiment(h.store, "cand", [0, 0, 1])
+    h.flush()
+    assert run_cli("compare", "base", "cand", "--store", str(h.store.location)) == 0
+    out = capsys.readouterr().out
+    assert all(line in out for line in shown.strip().splitlines())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 
@@ -152,8 +151,19 @@ def test_a_csv_cell_over_the_csv_field_limit_is_one_error_with_its_line(tmp_path
         load_dataset(path)
 
 
-def test_the_hash_is_of_the_file_bytes_whatever_its_format(tmp_path):
-    for name, text in (("a.jsonl", jsonl({"id": "a", "input": 1})), ("a.json", '[{"id": "a", "input": 1}]'),
-                       ("a.csv", "id,input\na,1\n")):
-        path = write(tmp_path, name, "\ufeff" + text)
-        assert load_dataset(path).sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+def test_the_hash_is_of_the_cases_however_they_are_given(tmp_path):
+    cases = [{"id": "a", "input": {"q": "capital of France?"}, "reference_answer": "Paris",
+              "expected_tools": ["search", "lookup"], "tolerance": None},
+             {"id": 2, "input": 1, "reference_answer": 42, "answer_check": "numeric", "tolerance": 1}]
+    given = {
+        "a.jsonl": "\ufeff" + jsonl(*cases) + "\n\n",
+        "a.json": json.dumps(cases, indent=2),
+        "a.csv": ('id,input,reference_answer,answer_check,expected_tools,tolerance\n'
+                  'a,"{""q"": ""capital of France?""}",Paris,,"search, lookup",\n'
+                  '2,1,42,numeric,,1.0\n'),
+    }
+    hashes = {load_dataset(write(tmp_path, name, text)).sha256 for name, text in given.items()}
+    hashes.add(load_dataset(cases).sha256)
+    assert len(hashes) == 1 and len(hashes.pop()) == 64
+    other = load_dataset([cases[0], {**cases[1], "tolerance": 2}]).sha256
+    assert other != load_dataset(cases).sha256  # a case that differs is a dataset that differs

@@ -15,6 +15,7 @@ from harness.store.migrations import SCHEMA_VERSION
 from harness.experiment.agreement import AgreementError, remembered
 from harness.experiment.compare import ExperimentRuns
 from harness.experiment.instruments import GateRefused
+from harness.store.migrations import SCHEMA_VERSION
 
 from .judged import (BOB_DIFFERS, CASES, HELPFUL, JUDGE_WRONG, cli, helpful_judge, label_everyone, numbered_cases,
                      numbered_graph)

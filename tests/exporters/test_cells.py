@@ -81,8 +81,11 @@ def test_formula_like_and_numeric_looking_text_stays_the_same_string(text, kind)
     assert sheets_cell(text, kind) == text and type(sheets_cell(text, kind)) is str
 
 
-def test_illegal_control_characters_are_removed_but_tab_and_newlines_kept():
-    assert excel_cell("a\x00b\x0bc\x1f\td\ne\rf\ufffeg", "text") == "abc\td\ne\rfg"
+def test_control_characters_reach_excel_whole_and_sheets_without_them():
+    """xlsxwriter writes C0 controls as Excel's ``_x000B_`` escapes (read back as the
+    character), so Excel gets them; what no workbook holds (U+FFFE) is removed for both."""
+    assert excel_cell("a\x00b\x0bc\x1f\td\ne\rf\ufffeg", "text") == "a\x00b\x0bc\x1f\td\ne\rfg"
+    assert sheets_cell("a\x00b\x0bc\x1f\td\ne\rf\ufffeg", "text") == "abc\td\ne\rfg"
 
 
 @settings(max_examples=100, deadline=None)

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import openpyxl
 import pytest
 from python_calamine import CalamineWorkbook
 from xlsxwriter.utility import xl_col_to_name
@@ -132,12 +133,14 @@ def test_long_cells_carry_the_marker_while_the_store_keeps_the_full_value(store,
     assert len(next(store.rows("llm_calls"))["response"]) == 81_234
 
 
-def test_characters_illegal_in_xml_are_removed(store, tmp_path):
+def test_control_characters_round_trip_as_excels_escapes_and_what_no_workbook_holds_is_removed(store, tmp_path):
     row = make_rows(sheet("runs"), 1, 1)[0]
-    store.write("runs", [{**row, "error": "bad\x00byte\x1b[31m\ufffe end"}])
+    store.write("runs", [{**row, "error": "bad\x00byte\x1b[31m\ufffe end _x000B_"}])
     out = tmp_path / "runs.xlsx"
     write_excel(store, out)
-    assert read_book(out)["runs"][1][22] == "badbyte[31m end"
+    assert read_book(out)["runs"][1][22] == "bad\x00byte\x1b[31m end _x000B_"
+    assert "bad_x0000_byte_x001B_[31m end _x005F_x000B_" in sheet_xml(out)["runs"]  # valid XML: escaped
+    openpyxl.load_workbook(out, read_only=True).close()
 
 
 def test_a_sheet_over_the_row_limit_continues_in_numbered_sheets_with_the_same_header(store, tmp_path):

@@ -1,7 +1,8 @@
 """What the CLI prints, with hostile data in the store and in messages: no secret gets
 through (errors, warnings, tables, trees, ``--json``, the audit's text and HTML), and
 control characters from stored data are shown inert, piped and on a terminal, while our
-own colours still reach the terminal.
+own colours still reach the terminal; so are the characters that reorder or hide text
+(bidirectional controls, zero-width characters, line separators), shown as ``\\u202e``.
 
 The store is written by real runs of a real graph (``harness wrap``); secrets are then put
 into it with SQL, as a store written before a redaction rule existed would hold them.
@@ -21,7 +22,7 @@ import pytest
 
 from tests.support.cli import harness_cli
 from tests.support.secrets import GITHUB_KEY, OPENAI_KEY
-from tests.support.terminal import CONTROL, HOSTILE, SGR
+from tests.support.terminal import CONTROL, HOSTILE, INVISIBLE, SGR
 
 GRAPH = textwrap.dedent(f'''
     import logging, operator
@@ -35,7 +36,7 @@ GRAPH = textwrap.dedent(f'''
     @tool
     def fetch(query: str) -> str:
         """Fetch a page."""
-        return {HOSTILE!r} + " page for " + query
+        return {HOSTILE!r} + {INVISIBLE!r} + " page for " + query
 
     @tool
     def rotate(query: str) -> str:
@@ -88,7 +89,7 @@ def project(tmp_path_factory) -> Path:
     (root / "hostile_graph.py").write_text(GRAPH)
     (root / "cases.jsonl").write_text("".join(json.dumps({"id": f"c{i}", "input": {"log": []}}) + "\n"
                                               for i in range(2)))
-    done = harness(root, "wrap", "hostile_graph:app", "--input", '{"log": []}', "--subject", f"{HOSTILE}Acme",
+    done = harness(root, "wrap", "hostile_graph:app", "--input", '{"log": []}', "--subject", f"{HOSTILE}Acme{INVISIBLE}",
                    "--store", "s.db")
     assert done.returncode == 0, done.stderr
     for name in ("base", "cand"):
@@ -129,7 +130,7 @@ def test_list_shows_secrets_redacted_and_escapes_inert(project, terminal):
     if terminal:
         assert SGR.search(done.stdout)  # our colours still reach a terminal
     else:  # measured as printed: piped, the subject is not wrapped
-        assert "\\x1b]2;pwned\\x07\\x1b[2JAcme" in done.stdout
+        assert "\\x1b]2;pwned\\x07\\x1b[2JAcme\\u202e\\u2066\\u200b\\u2028" in done.stdout
 
 
 @pytest.mark.parametrize("terminal", [False, True], ids=["piped", "terminal"])
@@ -138,6 +139,7 @@ def test_show_shows_a_tool_output_with_escapes_as_visible_text(project, terminal
     assert done.returncode == 0, done.stderr
     assert_clean(done.stdout + done.stderr)
     assert "\\x1b]2;pwned" in done.stdout and "\\x1b[2J" in done.stdout and "[REDACTED]" in done.stdout
+    assert "\\u202e" in done.stdout and "\\u2028" in done.stdout
     if terminal:
         assert SGR.search(done.stdout)
 
@@ -149,7 +151,8 @@ def test_json_output_is_the_exact_data_with_secrets_redacted(project):
         assert done.returncode == 0, done.stderr
         assert_clean(done.stdout)
     run = json.loads(shown.stdout)
-    assert run["run"]["company_name"] == f"{HOSTILE}Acme"  # control characters kept, as JSON escapes
+    assert run["run"]["company_name"] == f"{HOSTILE}Acme{INVISIBLE}"  # control characters kept, as JSON escapes
+    assert "\\u202e" in shown.stdout and "\u202e" not in shown.stdout  # escaped: inert on a terminal too
     assert run["run"]["error"] == "PermissionError: key [REDACTED] refused\x1b[2J"
     assert {r["experiment"] for r in json.loads(listed.stdout)} == {None, "base-[REDACTED]", "cand-[REDACTED]"}
 

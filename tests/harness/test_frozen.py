@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, Generation, LLMResult
 
-from harness.tracing.encode import CAPTURE_CHARS, PREVIEW_CHARS, Truncated, jsonable_prefix, preview, to_json
+from harness.tracing.encode import (CAPTURE_CHARS, PAYLOAD_CAPTURE_CHARS, PREVIEW_CHARS, STORED_CHARS, Truncated,
+                                    jsonable_prefix, preview, to_json)
 from harness.tracing.frozen import (
     MAX_FROZEN_BYTES,
     freeze,
@@ -77,9 +78,13 @@ def test_enum_members_thaw_as_their_plain_values_without_losing_the_rest_of_the_
     assert type(thawed["rating"]) is str and type(thawed["levels"][0]) is int
 
 
-def test_a_payload_too_large_to_copy_per_step_is_kept_as_a_reference():
+def test_a_payload_larger_than_a_cell_keeps_its_beginning_and_only_that():
     document = {"text": "x" * (MAX_FROZEN_BYTES + 1)}
-    assert freeze(document) is document and thaw(freeze(document)) is document
+    kept = thaw(freeze(document))
+    assert type(kept) is Truncated and kept.value["text"] == "x" * len(kept.value["text"])
+    assert STORED_CHARS < len(kept.value["text"]) <= PAYLOAD_CAPTURE_CHARS
+    wide = {"text": "é" * (STORED_CHARS * 3 // 5)}  # within a cell, over a megabyte frozen: a copy, whole
+    assert thaw(freeze(wide)) == wide and thaw(freeze(wide)) is not wide
     small = {"text": "x" * 1000}
     assert freeze(small) is not small and thaw(freeze(small)) == small
     blob = b"\0" * (MAX_FROZEN_BYTES + 1)

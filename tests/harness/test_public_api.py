@@ -13,7 +13,7 @@ def test_harness_exports_exactly_its_public_api():
         "Column", "Harness", "HarnessCallbackHandler", "Redactor", "Run", "Sheet", "Store", "StoreError",
         "cost", "current_run",
         # experiments
-        "Case", "Comparison", "Dataset", "DatasetError", "Experiment", "ExperimentError", "UnknownExperiment",
+        "Case", "Comparison", "Comparisons", "Dataset", "DatasetError", "Experiment", "ExperimentError", "UnknownExperiment",
         "load_dataset", "load_prices", "register_price",
         # scores
         "RunSnapshot", "Score", "ThreadSnapshot",

@@ -209,3 +209,28 @@ def test_secrets_quoted_in_a_harness_warning_never_reach_the_log(tmp_path, caplo
     assert REDACTED in text
     for secret in (SECRETS["prompt"], SECRETS["tool args"], "hunter22-pw"):
         assert secret not in text
+
+
+# --- a key split over two messages ------------------------------------------------------------
+
+def test_a_key_split_over_two_messages_is_stored_as_no_fragment(tmp_path):
+    """Half a key at the end of one message, the rest at the start of the next: the prompt
+    holds the two messages apart, so neither half is a key to the rules on its own."""
+    from langchain_core.messages import HumanMessage
+
+    key = "sk-proj-" + "Xq7Lm2Pz9Rt4Vw8Ks3Nb6Hd1Fg5Jc0Ye2Ua7Oi4Me9Tr3Wq"
+    model = graphs.fake_model("noted")
+
+    def node(state, config):
+        model.invoke([HumanMessage(f"my key is {key[:14]}"), HumanMessage(f"{key[14:]} please keep it")], config)
+        return {"log": ["asked"]}
+
+    harness = Harness(store=tmp_path / "runs.db", writer="inline")
+    with harness.run(subject="split") as run:
+        graphs.single_node(node).invoke({"log": []}, run.config)
+    [call] = harness.store.rows("llm_calls", [run.run_id])
+    [prompt] = harness.store.rows("prompts", [run.run_id])
+    harness.close()
+    for text in (call["prompt"], prompt["user_prompt"]):
+        assert key[3:14] not in text and key[14:30] not in text, text
+        assert text.count(REDACTED) == 2 and "please keep it" in text

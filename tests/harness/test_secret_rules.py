@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from harness import REDACTED, Redactor
 from harness.tracing.encode import PREVIEW_CHARS, cut, preview
 from harness.secrets.redact import MARGIN
-from harness.secrets.rules import MIN_ENV_SECRET_CHARS, RULES
-from tests.support.secrets import EXAMPLES, ORDINARY, SEPARATORS, WRITTEN, around
+from harness.secrets.rules import MIN_ENV_SECRET_CHARS, RULES, TOKEN_RULES
+from tests.support.secrets import EXAMPLES, ORDINARY, SEPARATORS, WRITTEN, around, token_of
 
 
 def test_every_rule_has_an_example():
@@ -141,6 +141,41 @@ def test_a_secret_is_redacted_after_every_separator_in_every_encoding(rule):
     leaked = [(separator, layer) for separator in SEPARATORS for layer, encode in LAYERS.items()
               if secret in redact(encode(around(written, separator)))]
     assert leaked == []
+
+
+@pytest.mark.parametrize("rule", TOKEN_RULES, ids=lambda rule: rule.name)
+def test_every_shape_of_a_token_rule_is_redacted_after_every_separator_in_every_encoding(rule):
+    """Tokens generated from the rule's own pattern (each alternative, lengths from the least
+    up), the separators and encodings of every channel: none survives, none in part."""
+    redact = Redactor(environ={})
+    leaked = [(token, separator, layer) for token in {token_of(rule, seed) for seed in range(12)}
+              for separator in SEPARATORS for layer, encode in LAYERS.items()
+              if token in (out := redact(encode(around(token, separator)))) or REDACTED not in out]
+    assert leaked == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(rule=st.sampled_from(TOKEN_RULES), seed=st.integers(0, 10**6), separator=st.sampled_from(sorted(SEPARATORS)),
+       layer=st.sampled_from(sorted(LAYERS)))
+def test_any_token_a_rule_accepts_is_redacted_whole(rule, seed, separator, layer):
+    token = token_of(rule, seed)
+    out = Redactor(environ={})(LAYERS[layer](around(token, separator)))
+    assert token not in out and token[-6:] not in out.replace(REDACTED, "")
+
+
+@pytest.mark.parametrize("rule", TOKEN_RULES, ids=lambda rule: rule.name)
+def test_a_token_split_over_two_messages_is_redacted_in_both_wherever_it_is_split(rule):
+    token = token_of(rule)
+    redact = Redactor(environ={})
+    for cut_at in range(1, len(token)):
+        left, right = redact.across([f"my key is {token[:cut_at]}", f"{token[cut_at:]} keep it"])
+        assert (left, right) == (f"my key is {REDACTED}", f"{REDACTED} keep it"), cut_at
+
+
+def test_messages_that_only_meet_are_left_alone():
+    redact = Redactor(environ={})
+    texts = ["see the docs for sk-", "learn more", "the key", "token count: 42", ""]
+    assert redact.across(texts) == texts
 
 
 @pytest.mark.parametrize("line", ORDINARY)

@@ -188,3 +188,96 @@ def test_the_cli_refuses_a_store_that_is_not_a_regular_file_in_one_line(tmp_path
     err = capsys.readouterr().err
     assert exit_info.value.code == 2 and err.count("\n") == 1 and "not a SQLite file" in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+# --- read-only and damaged stores -----------------------------------------------------------
+
+_GRAPH = "from tests.harness import graphs\napp = graphs.sequential()\n"
+
+
+def _cli(tmp_path, capsys, monkeypatch, *args: str) -> tuple[int, str, str]:
+    """``harness ARGS`` in this process, from ``tmp_path`` (which holds the graph ``g:app``)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "g.py").write_text(_GRAPH)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(SystemExit) as exit_info:
+        returns_within(60, main, list(args))
+    out, err = capsys.readouterr()
+    return exit_info.value.code, out, err
+
+
+def _store_with_a_run(path: Path) -> str:
+    h = Harness(store=path, writer="inline")
+    run_id, _ = _run(h, "stored")
+    h.close()  # the write-ahead log folded into the file
+    return run_id
+
+
+_READERS = [["list"], ["show", "RUN"], ["report", "--out", "OUT/report.html"], ["export", "--out", "OUT/runs.xlsx"],
+            ["compare", "a", "b"]]
+_WRITERS = [["wrap", "g:app", "--input", '{"question": "q"}'], ["label", "RUN", "tone=4"],
+            ["run", "Acme Corp", "--no-excel"]]
+
+
+@pytest.mark.parametrize("what", ["file", "directory and file"])
+@pytest.mark.parametrize("command", _READERS + _WRITERS, ids=lambda c: c[0])
+def test_a_read_only_store_is_read_by_the_commands_that_read_and_refused_in_one_line_by_those_that_write(
+        tmp_path, capsys, monkeypatch, read_only, what, command):
+    place = tmp_path / "store"
+    place.mkdir()
+    (tmp_path / "out").mkdir()
+    store = place / "runs.db"
+    run_id = _store_with_a_run(store)
+    before = store.read_bytes()
+    read_only(*([store] if what == "file" else [store, place]))
+    args = [arg.replace("RUN", run_id[:8]).replace("OUT", str(tmp_path / "out")) for arg in command]
+    code, out, err = _cli(tmp_path, capsys, monkeypatch, *args, "--store", str(store))
+    if command in _WRITERS:
+        assert code == 2 and err.count("\n") == 1 and "read-only" in err and "Store" not in err, err
+    elif command[0] == "compare":
+        assert code == 2 and err.count("\n") == 1 and "no experiment 'a'" in err, err  # it read the store
+    else:
+        assert code == 0, err
+        assert run_id[:8] in out or "wrote" in out + err
+    assert store.read_bytes() == before
+
+
+def _damage(store: Path) -> None:
+    """Scramble the cell pointers of the runs table's root page, as a torn write would."""
+    with sqlite3.connect(store) as connection:
+        root = connection.execute("SELECT rootpage FROM sqlite_master WHERE name = 'runs'").fetchone()[0]
+        page = connection.execute("PRAGMA page_size").fetchone()[0]
+    data = bytearray(store.read_bytes())
+    for i in range((root - 1) * page + 8, (root - 1) * page + 208):
+        data[i] ^= 0xFF
+    store.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("command", _READERS + _WRITERS, ids=lambda c: c[0])
+def test_a_damaged_store_is_refused_by_every_command_in_one_line_and_left_as_it_is(tmp_path, capsys, monkeypatch,
+                                                                                   command):
+    (tmp_path / "out").mkdir()
+    store = tmp_path / "runs.db"
+    run_id = _store_with_a_run(store)
+    _damage(store)
+    before = store.read_bytes()
+    args = [arg.replace("RUN", run_id[:8]).replace("OUT", str(tmp_path / "out")) for arg in command]
+    code, _, err = _cli(tmp_path, capsys, monkeypatch, *args, "--store", str(store))
+    assert code == 2 and err.count("\n") == 1 and "is damaged" in err and "Store" not in err, err
+    assert store.read_bytes() == before
+
+
+def test_a_store_that_fails_under_a_command_makes_it_exit_2_in_one_line_and_keeps_the_run(tmp_path, capsys,
+                                                                                         monkeypatch):
+    from harness.store import StoreUnavailable
+    from harness.store.base import Store
+
+    def full(*args, **kwargs):
+        raise StoreUnavailable("store error: database or disk is full")
+
+    monkeypatch.setattr(Store, "write_run", full)
+    store = tmp_path / "runs.db"
+    code, _, err = _cli(tmp_path, capsys, monkeypatch, "wrap", "g:app", "--input", '{"question": "q"}',
+                        "--store", str(store))
+    assert code == 2 and "did not take 1 of 1 run(s)" in err.splitlines()[-1], err
+    assert '"run_id"' in (tmp_path / "runs.db.spool.jsonl").read_text()

@@ -1,11 +1,94 @@
 """Secrets as runs carry them: an example of every rule of the table, each secret as a
 line of text writes it, the separators that stand before a secret in text and in its
-encodings, and ordinary lines that hold none."""
+encodings, and ordinary lines that hold none. A provider token is also generated from its
+rule's own pattern (:func:`token_of`), so every shape a rule accepts can be sent through
+every channel."""
 
 from __future__ import annotations
 
-#: rule -> (text holding a secret, the secret, what must stay readable)
-EXAMPLES = {
+import random
+import re
+import string
+
+from harness.secrets.rules import TOKEN_RULES, Rule
+
+try:  # the regular expression parser (sre_parse before Python 3.11)
+    from re import _constants as _sre
+    from re import _parser as _sre_parse
+except ImportError:  # pragma: no cover
+    import sre_constants as _sre  # type: ignore[no-redef]
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
+
+#: What a class that names a category, or excludes characters, is drawn from: ASCII, as keys are.
+_CATEGORY = {_sre.CATEGORY_DIGIT: string.digits, _sre.CATEGORY_WORD: string.ascii_letters + string.digits + "_",
+             _sre.CATEGORY_SPACE: " "}
+_ANY = string.ascii_letters + string.digits + "-_./+=~"
+
+
+def token_of(rule: Rule, seed: int = 0) -> str:
+    """A token ``rule`` recognises, generated from its own pattern (lookarounds and boundaries
+    left out; repeats at most 12 beyond their least; letters in any case where the pattern
+    ignores case): the same one for the same seed. Checked: the rule matches it whole."""
+    rng = random.Random(f"{rule.name}:{seed}")
+    parsed = _sre_parse.parse(rule.pattern.pattern, rule.pattern.flags)
+    for _ in range(200):
+        token = _generate(parsed, rng, bool(rule.pattern.flags & re.IGNORECASE))
+        found = rule.pattern.search(f" {token} ")
+        if found is not None and found.group() == token:
+            return token
+    raise ValueError(f"no token of rule {rule.name} generated")
+
+
+def _generate(items, rng: random.Random, ignore_case: bool) -> str:
+    out = []
+    for op, value in items:
+        if op is _sre.LITERAL:
+            char = chr(value)
+            out.append(rng.choice((char.lower(), char.upper())) if ignore_case else char)
+        elif op is _sre.IN:
+            out.append(rng.choice(_members(value)))
+        elif op is _sre.ANY:
+            out.append(rng.choice(_ANY))
+        elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, getattr(_sre, "POSSESSIVE_REPEAT", None)):
+            least, most, sub = value
+            most = least + 12 if most is _sre.MAXREPEAT else min(most, least + 12)
+            out += [_generate(sub, rng, ignore_case) for _ in range(rng.randint(least, most))]
+        elif op is _sre.SUBPATTERN:
+            _, add, remove, sub = value
+            out.append(_generate(sub, rng, (ignore_case or bool(add & re.IGNORECASE)) and not remove & re.IGNORECASE))
+        elif op is _sre.BRANCH:
+            out.append(_generate(rng.choice(value[1]), rng, ignore_case))
+        elif op is getattr(_sre, "ATOMIC_GROUP", None):
+            out.append(_generate(value, rng, ignore_case))
+        elif op in (_sre.ASSERT, _sre.ASSERT_NOT, _sre.AT):
+            continue
+        else:
+            raise ValueError(f"cannot generate {op}")
+    return "".join(out)
+
+
+def _members(items) -> str:
+    chars, negate = [], False
+    for op, value in items:
+        if op is _sre.NEGATE:
+            negate = True
+        elif op is _sre.LITERAL:
+            chars.append(chr(value))
+        elif op is _sre.RANGE:
+            chars += [chr(c) for c in range(value[0], value[1] + 1)]
+        elif op is _sre.CATEGORY:
+            chars += _CATEGORY[value]
+        else:
+            raise ValueError(f"cannot generate a member {op}")
+    return "".join(c for c in _ANY if c not in chars) if negate else "".join(chars)
+
+
+#: A token of each provider rule, generated from its pattern.
+TOKENS = {rule.name: token_of(rule) for rule in TOKEN_RULES}
+
+#: rule -> (text holding a secret, the secret, what must stay readable): written out, else
+#: a provider token generated from its rule
+EXAMPLES = {name: (f"see {token} done", token, "see ") for name, token in TOKENS.items()} | {
     "private-key": ("key: -----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAq7Bv3kR9\n-----END RSA PRIVATE KEY----- ok",
                     "MIIEowIBAAKCAQEAq7Bv3kR9", "-----BEGIN RSA PRIVATE KEY-----"),
     "jwt": ("token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk now",
@@ -57,6 +140,24 @@ EXAMPLES = {
                        "AGE-SECRET-KEY-1QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8GF2TVDW0S3JN54KHCE6M", "age"),
     "cookie-header": ("Cookie: sessionid=8f14e45fceea167a; csrftoken=c9f0f895fb98ab91", "8f14e45fceea167a", "Cookie: "),
     "secret-key-value": ('{"user": "ann", "password": "correct horse battery"}', "correct horse battery", '"user": "ann"'),
+    "huggingface-org-token": ("org api_org_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "api_org_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+                              "org"),
+    "langsmith-key": ("LANGSMITH lsv2_pt_0123456789abcdef0123456789abcdef_0123456789",
+                      "lsv2_pt_0123456789abcdef0123456789abcdef_0123456789", "LANGSMITH"),
+    "tavily-key": ("TAVILY tvly-dev-AbCdEfGhIjKlMnOpQrStUvWxYz012345", "tvly-dev-AbCdEfGhIjKlMnOpQrStUvWxYz012345",
+                   "TAVILY"),
+    "xai-key": ("XAI xai-" + "Ab3Cd4Ef5Gh6" * 7, "xai-" + "Ab3Cd4Ef5Gh6" * 7, "XAI"),
+    "replicate-token": ("REPLICATE r8_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789a", "r8_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789a",
+                        "REPLICATE"),
+    "perplexity-key": ("PPLX pplx-" + "aB3dE6gH9jK2" * 4, "pplx-" + "aB3dE6gH9jK2" * 4, "PPLX"),
+    "hashicorp-terraform-token": ("tf aB3dE6gH9jK2mN.atlasv1." + "Qw3rTy-_=z" * 6 + "Ab", "aB3dE6gH9jK2mN.atlasv1." + "Qw3rTy-_=z" * 6 + "Ab",
+                                  "tf "),
+    "maxmind-license-key": ("geo AbC123_" + "dEf456GhI789jKl012MnO345pQr67" + "_mmk ok", "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",
+                            "geo "),
+    "microsoft-teams-webhook": ("post https://acme.webhook.office.com/webhookb2/3f2a9c1e-77b0-4c1d-9e8f-0a1b2c3d4e5f@"
+                                "0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d/IncomingWebhook/0123456789abcdef0123456789abcdef/"
+                                "9e8f7a6b-5c4d-3e2f-1a0b-9c8d7e6f5a4b", "3f2a9c1e-77b0-4c1d-9e8f-0a1b2c3d4e5f",
+                                "acme.webhook.office.com/webhookb2/"),
 }
 
 #: rule -> (the secret as text writes it, from the first character its rule reads, and the
@@ -74,6 +175,8 @@ WRITTEN: dict[str, tuple[str, str]] = {name: (secret, secret) for name, (_, secr
                       "T0001/B0002/XXXXXXXXXXXXXXXXXXXXXXXX"),
     "cookie-header": ("Cookie: sessionid=8f14e45fceea167a; csrftoken=c9f0f895fb98ab91", "8f14e45fceea167a"),
     "secret-key-value": ('password: "correct horse battery"', "correct horse battery"),
+    "microsoft-teams-webhook": ("https://acme.webhook.office.com/webhookb2/3f2a9c1e-77b0-4c1d-9e8f-0a1b2c3d4e5f@0a1b2c3d",
+                                "3f2a9c1e-77b0-4c1d-9e8f-0a1b2c3d4e5f"),
 }
 
 #: Keys put where the CLI prints: an OpenAI project key (sk-proj- and 48 characters) and the
@@ -130,4 +233,7 @@ ORDINARY = (
     "Set-Cookie headers are missing",
     "eyes on the prize, sq0 and dapi are prefixes",
     "hf_ and gsk_ and xoxo from the team",
+    "It was. So was the path to the pattern of an API-first design",
+    "the sc_ and ext_ prefixes; r8_, xai-, tvly- and pplx- are short; ico-bar and pul-ley",
+    "sha256~ of the file, v1.0-beta, key-value, api_org_ chart",
 )

@@ -232,9 +232,14 @@ def test_a_comparison_says_what_the_gate_decided_in_the_words_of_harness_compare
     assert "<span class='badge regressed'>gate</span> regressed: pass_rate" in section
     assert "2 gated metrics (pass_rate, answer_score): their verdicts and p use Holm-adjusted p-values" in section
     sentence = needed_sentence(COMPARISON["metrics"][1], COMPARISON, lambda v, signed: f"{v:+g}" if signed else f"{v:g}")
-    assert sentence == ("answer_score: inconclusive: about 412 paired cases like these would be needed to show a change "
-                        "of -0.02 at alpha 0.05 / 2 (Holm, 2 gated metrics); there are 12")
-    assert "about 412 paired cases like these would be needed to show a change of −0.02" in section
+    assert sentence == ("answer_score: inconclusive: about 412 paired cases like these would show a change as large as "
+                        "the margin (±0.05) 80% of the time at alpha 0.05 / 2 (Holm, 2 gated metrics); there are 12")
+    assert "about 412 paired cases like these would show a change as large as the margin (±0.05)" in section
+    lost = {**COMPARISON, "metrics": [dict(COMPARISON["metrics"][0], verdict="no_change", missing_data_fails=True,
+                                           cases=30, cases_lost=4)]}
+    assert gate_state(lost) == ("missing_data", "missing data: pass_rate")
+    assert ("pass_rate: 4 of 30 paired case(s) have no value on one side (more than 10% fails the gate): the gate "
+            "cannot pass on data it does not have") in comparison_html(lost)
     quiet = {**COMPARISON, "metrics": [dict(m, verdict="no_change") for m in COMPARISON["metrics"]]}
     assert gate_state(quiet) == ("passed", "no gated metric regressed (pass_rate: no_change, answer_score: no_change)")
     assert "badge regressed" not in comparison_html(quiet).split("<table")[0]
