@@ -3,6 +3,7 @@ scorer version, counts that add up, leases taken back, errors kept, labels never
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import pytest
@@ -172,7 +173,7 @@ def test_a_run_rescored_with_the_same_scorer_version_counts_as_scored_without_a_
         calls.append(run.run_id)
         return polite(run, case)
 
-    spy = chosen[0].__class__(polite_spy, chosen[0].name, chosen[0].spec, chosen[0].source, chosen[0].version)
+    spy = dataclasses.replace(chosen[0], fn=polite_spy)
     worker = Worker(store, [spy], WorkerSettings())
     worker.run(follow=False)
     assert sorted(calls) == sorted(ids[2:])
