@@ -6,7 +6,8 @@ and compared by their medians; the harness is measured with the whole ``with
 harness.run(...)`` block. Phase 1 compares bare, a handler that does nothing (what
 LangChain's callback dispatch costs any tracer), the harness as shipped and OpenInference
 with an in-memory exporter. Phase 2 measures the harness's other configurations against
-bare: ``writer="thread"``, spans into an in-memory exporter, spans over OTLP/HTTP to a local
+bare: the harness again beside the harness scoring every run in-process (``Harness(scorers=[...])``:
+the caller's figure must not move), ``writer="thread"``, spans into an in-memory exporter, spans over OTLP/HTTP to a local
 endpoint (made by the writer process, or by the host with the thread writer). Four ratios
 to bare: caller-visible latency per run with the modes interleaved run by run in a shuffled
 order, each run's deferred work (rows, spans) finished before the next run starts (the
@@ -21,7 +22,7 @@ recorded benchmark run's rows with the rule table and with no rules, interleaved
 difference is what redaction costs per run), and the thread writer with and without the
 rules against bare (there the writer's work competes with the caller for the GIL).
 
-    python benchmarks/overhead.py [--rounds 30] [--per-round 10] [--no-variants] [--redaction]
+    python benchmarks/overhead.py [--rounds 30] [--per-round 10] [--no-variants] [--redaction] [--scorers]
 """
 
 from __future__ import annotations
@@ -297,9 +298,13 @@ def main() -> None:
     parser.add_argument("--sizes", action="store_true",
                         help="instead: harness/bare with a 1 B, 10 KB, 100 KB and 1 MB string in the graph's state")
     parser.add_argument("--redaction", action="store_true", help="also price secret redaction (phase 3)")
+    parser.add_argument("--scorers", action="store_true",
+                        help="instead: bare, the harness and the harness scoring every run in-process, interleaved")
     args = parser.parse_args()
     if args.sizes:
         return size_sweep(args.rounds, args.per_round)
+    if args.scorers:
+        return scorers_only(args.rounds, args.per_round)
 
     from openinference.instrumentation.langchain import LangChainInstrumentor
 
@@ -341,7 +346,11 @@ def main() -> None:
         otlp_env = {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint}
         by_process_otlp = Harness(store=tmp / "process_otlp.db")
         by_thread_otlp = Harness(store=tmp / "thread_otlp.db", writer="thread")
+        # In-process online scoring: a scorer on every run, scored on the harness's own thread.
+        scored = Harness(store=tmp / "scored.db", scorers=[lambda run, case: 1.0])
         variants = {"bare": (bare, None, {}),
+                    "harness": (harnessed(by_process), by_process, {}),
+                    "harness+scorers": (harnessed(scored), scored, {}),
                     "harness (thread)": (harnessed(by_thread), by_thread, {}),
                     "harness+spans": (harnessed(with_spans), with_spans, {}),
                     "harness+otlp": (harnessed(by_process_otlp), by_process_otlp, otlp_env),
@@ -369,6 +378,27 @@ def main() -> None:
     print(f"harness/bare = {caller_ratio:.2f} caller-visible ({in_blocks:.2f} in blocks of its own runs), "
           f"{all_work:.2f} all work (target <= 1.10; an inline handler that does nothing: "
           f"{found['noop handler'][0]:.2f}); openinference/bare = {found['openinference'][0]:.2f}")
+
+
+def scorers_only(rounds: int, per_round: int) -> None:
+    """The caller-visible cost of in-process online scoring: the harness alone and the harness
+    with a scorer on every run (``Harness(scorers=[...])``), interleaved with bare runs."""
+    graph = build_graph()
+    tmp = Path(tempfile.mkdtemp())
+    plain = Harness(store=tmp / "plain.db")
+    scored = Harness(store=tmp / "scored.db", scorers=[lambda run, case: 1.0])
+
+    def harnessed(h):
+        def run():
+            with h.run(subject="bench", workflow="bench") as r:
+                graph.invoke({"log": []}, r.config)
+        return run
+
+    modes = {"bare": (lambda: graph.invoke({"log": []}), None, {}), "harness": (harnessed(plain), plain, {}),
+             "harness+scorers": (harnessed(scored), scored, {})}
+    found = report("in-process scoring", *measure(modes, rounds, per_round))
+    print(f"\nharness+scorers / harness = {found['harness+scorers'][0] / found['harness'][0]:.3f} caller-visible "
+          f"({found['harness+scorers'][1] / found['harness'][1]:.3f} in blocks)")
 
 
 def _time(fn) -> float:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo, run from anywhere
 
-from harness.schema import ALL_SHEETS, GENERATED_BY_LABELS, SHEET_NAMES, Sheet  # noqa: E402
+from harness.schema import ALL_SHEETS, GENERATED_BY_LABELS, SHEET_NAMES, STORE_TABLES, Sheet, Table  # noqa: E402
 
 TARGET = Path(__file__).resolve().parent / "sheets.md"
 
@@ -60,7 +60,21 @@ def render_markdown() -> str:
     ]
     for sheet in ALL_SHEETS:
         lines += _sheet_section(sheet)
+    lines += ["# Store tables beyond the sheets", "",
+              "The store's own bookkeeping, never exported: online scoring's claims, workers and spend "
+              "(`harness score`).", ""]
+    for table in STORE_TABLES:
+        lines += _table_section(table)
     return "\n".join(lines)
+
+
+def _table_section(table: Table) -> list[str]:
+    lines = [f"## `{table.name}`", "", table.purpose, "",
+             f"Key: {', '.join(f'`{k}`' for k in table.key)}.", "",
+             "| # | column | stored as | meaning |", "|---|---|---|---|"]
+    for i, column in enumerate(table.columns, start=1):
+        lines.append(f"| {i} | `{column.name}` | {column.kind} | {_cell(column.meaning)} |")
+    return [*lines, ""]
 
 
 def main(argv: list[str]) -> int:

@@ -140,6 +140,19 @@ from ._rows import (
     judge_row,
     tool_selection_row,
 )
+from ._monitor import (
+    PASS_RATE_CRITICAL,
+    PASS_RATE_WARNING,
+    Alert,
+    Figure,
+    WindowMetrics,
+    check_threshold,
+    mean_figure,
+    production_status,
+    proportion_figure,
+    quantile_figure,
+    window_metrics,
+)
 from ._rubric import (
     RUBRIC,
     EvaluationRunner,
@@ -179,6 +192,17 @@ from ._tools import ToolCallMatch, ToolSelection, tool_call_match, tool_selectio
 from ._trajectory import TrajectoryMatch, observed_trajectory, trajectory_match
 
 __all__ = [
+    "PASS_RATE_CRITICAL",
+    "PASS_RATE_WARNING",
+    "Alert",
+    "Figure",
+    "WindowMetrics",
+    "check_threshold",
+    "mean_figure",
+    "production_status",
+    "proportion_figure",
+    "quantile_figure",
+    "window_metrics",
     "PairGrade",
     "prefer_answer",
     "Estimate",

@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from ._checks import number, unit
+from ._monitor import mean_figure, production_status, proportion_figure
 
 LEVELS: Mapping[str, float] = MappingProxyType(
     {"excellent": 1.0, "good": 0.8, "acceptable": 0.6, "poor": 0.3, "failed": 0.0}
@@ -303,18 +304,18 @@ class ProductionMonitor:
         return sample
 
     def get_metrics(self) -> MonitorMetrics:
+        """Pass rate, average score and status of the samples kept, by the same functions as
+        ``harness monitor``'s windows (:func:`evaluators.window_metrics`)."""
         if not self.samples:
             return MonitorMetrics(0, None, None, "insufficient_data")
         n = len(self.samples)
-        pass_rate = sum(s.passed for s in self.samples) / n
-        average = math.fsum(s.score for s in self.samples) / n
+        pass_rate = proportion_figure(sum(s.passed for s in self.samples), n).value
+        average = mean_figure([s.score for s in self.samples]).value
         return MonitorMetrics(n, pass_rate, average, self.status(pass_rate))
 
     def status(self, pass_rate: float) -> Literal["healthy", "warning", "critical"]:
-        rate = number("pass_rate", pass_rate)
-        if rate < self.alert_thresholds["pass_rate_critical"]:
-            return "critical"
-        if rate < self.alert_thresholds["pass_rate_warning"]:
-            return "warning"
-        return "healthy"
+        status = production_status(number("pass_rate", pass_rate), self.alert_thresholds["pass_rate_warning"],
+                                   self.alert_thresholds["pass_rate_critical"])
+        assert status != "insufficient_data"
+        return status
 

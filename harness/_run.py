@@ -63,6 +63,14 @@ class Harness:
     finished runs not yet written hold in the host (default ``$HARNESS_MAX_PENDING_MB``, else
     64 MB): past it, the host waits for the writer.
 
+    ``scorers``: score each finished run outside an experiment in the background, off the
+    caller's thread, as ``harness score`` would (see :mod:`harness.online`): functions of
+    ``(run, case)`` or ``"module:function"``, each run in the sample at rate ``sample`` (by a
+    hash of its id), each scorer call limited to ``scorer_timeout`` seconds, the scorers'
+    model calls held to ``max_cost`` USD per ``per`` (``"1h"``). A run is scored once per
+    scorer version, by this harness or by a worker on the same store; :meth:`flush` waits
+    for the scores of the runs written so far.
+
     ``strict``: a store that cannot be used (not a database, damaged, read-only, full, locked)
     raises :class:`StoreError` here; by default it logs one warning, counts an error and the graph
     runs on, its runs kept in a bounded spool until the store can take them.
@@ -84,6 +92,11 @@ class Harness:
         max_pending_bytes: int | None = None,
         redact: ExtraRule | Sequence[ExtraRule] | None = None,
         strict: bool = False,
+        scorers: Sequence[Any] = (),
+        sample: float = 1.0,
+        max_cost: float | None = None,
+        per: str | float = "1h",
+        scorer_timeout: float = 60.0,
     ) -> None:
         self.writer = writer_kind(writer)
         self.redact_rules = extra_rules(redact)
@@ -103,6 +116,18 @@ class Harness:
             logger.warning("harness: %s; runs are kept in a spool until it can be written", self.store.problem)
             self._writer.errors += 1
             self._writer.spool.warned = True
+        self._online = None
+        if scorers:
+            from .online.inprocess import in_process_scoring
+
+            self._online = in_process_scoring(self, scorers, sample=sample, max_cost=max_cost, per=per,
+                                              scorer_timeout=scorer_timeout)
+
+    @property
+    def scoring(self) -> Any:
+        """The counts of the in-process scorers (``scorers=``), per scorer: seen, sampled,
+        scored, errored, skipped by budget (:class:`harness.online.Counts`); None without them."""
+        return None if self._online is None else self._online.counts
 
     @property
     def tracer_provider(self) -> trace.TracerProvider | None:
@@ -128,12 +153,16 @@ class Harness:
         emitted), held runs included; False when ``timeout`` seconds passed first. Every
         method that reads the store calls this first."""
         self._hand_off_held()
-        return self._writer.flush(timeout)
+        if self._online is None:
+            return self._writer.flush(timeout)
+        return self._online.drain(timeout)  # (which flushes the writer first)
 
     def close(self) -> None:
         """Write every finished run, then close the store (SQLite folds its write-ahead log
         into the database file, so the ``.db`` file alone holds every row)."""
         self._hand_off_held()
+        if self._online is not None:
+            self._online.close()  # the runs written so far scored first
         self._writer.close()  # which flushes first
         self.store.close()
 
@@ -583,6 +612,9 @@ class Run:
             self._count_error("recording the run")
             return
         self.harness._writer.submit(record)
+        online = self.harness._online
+        if online is not None and "experiment" not in self.result:
+            online.finished(self.run_id)
 
 
 def _context_of(span: trace.Span | None) -> tuple[int, int, int, bool] | None:

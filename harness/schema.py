@@ -801,11 +801,98 @@ SCORES = Sheet("scores", "Us", "One row per judgement of a run: a built-in check
     Column("higher_is_better", "Extra", "int", "Which way the score is better, as its scorer declared it: 1 "
            "higher, 0 lower (a count of model calls, a cost), empty when it did not say (compare then takes higher "
            "as better).", "the scorer", bounds=(0, 1)),
+    Column("scorer_version", "Extra", "text", "The version of the scorer that made it: its function's ``version`` "
+           "attribute, else ``src-`` and a hash of its source code and the plain values it closes over. With "
+           "run_id and name it is the score's key for online scoring: a run is scored once per scorer version.",
+           "harness.experiment.versions.scorer_version"),
 ))
 #: Sheets beyond the spec's fifteen, exported after them.
 EXTRA_SHEETS: tuple[Sheet, ...] = (SCORES,)
 #: The fifteen and the extra sheets: every table of the store, every tab of an export.
 ALL_SHEETS: tuple[Sheet, ...] = SHEETS + EXTRA_SHEETS
+
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A table of the store beyond the sheets: the store's own bookkeeping, never exported.
+    ``key`` is its primary key; ``indexes`` the column lists it is also looked up by."""
+
+    name: str
+    purpose: str
+    columns: tuple[Column, ...]
+    key: tuple[str, ...]
+    indexes: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+
+def _store(name: str, kind: Kind, meaning: str, written_by: str = "harness score") -> Column:
+    return Column(name, "Store", kind, meaning, written_by)
+
+
+#: Online scoring's claims: one row per (run, scorer, scorer version) a worker has seen.
+SCORE_CLAIMS = Table("score_claims", "One row per run, scorer and scorer version that online scoring has seen: "
+                     "whether the run is in the sample, who holds it and until when, and how it ended.", (
+    _store("run_id", "text", "The run."),
+    _store("scorer", "text", "The scorer's name (the name its scores take unless it returns names of its own)."),
+    _store("version", "text", "The scorer's version (see scores.scorer_version)."),
+    _store("state", "text", "``unsampled`` (not in the sample at the rate it was seen with), ``claimed`` (a worker "
+           "holds it until lease_until), ``scored``, ``errored`` (a score could not be made; its error is stored) "
+           "or ``budget`` (skipped: the scoring budget of its window was spent)."),
+    _store("sample_point", "float", "Where the run's id hashes to in [0, 1): the run is in the sample at every rate "
+           "above it."),
+    _store("worker", "text", "The worker (or in-process harness) that last claimed or settled it."),
+    _store("lease_until", "float", "While claimed: the store's clock (seconds since 1970) until which the claim "
+           "holds; past it another worker takes the run back."),
+    _store("attempts", "int", "How many times the run was claimed for this scorer."),
+    _store("updated_at", "float", "When the state last changed (the store's clock, seconds since 1970)."),
+    _store("error", "text", "Why it errored or was skipped, in one line."),
+), key=("run_id", "scorer", "version"), indexes=(("state", "lease_until"), ("scorer", "version", "state")))
+
+#: Online scoring's workers: one row per worker process (or in-process harness) that ran.
+SCORE_WORKERS = Table("score_workers", "One row per scoring worker: where it runs, what it scores and its counts, "
+                      "kept current while it runs.", (
+    _store("worker", "text", "The worker's id (host, process id, a random part)."),
+    _store("host", "text", "The host it runs on."),
+    _store("pid", "int", "Its process id."),
+    _store("started_at", "float", "When it started (the store's clock, seconds since 1970)."),
+    _store("heartbeat_at", "float", "When it last said it was alive (the store's clock); a running worker silent "
+           "for three leases is lost (killed)."),
+    _store("stopped_at", "float", "When it stopped; empty while it runs (or when it was killed)."),
+    _store("settings", "json", "What it scores and how: scorers and versions, workflow, sample rate, since, budget."),
+    _store("counts", "json", "Its counts per scorer: seen, sampled, scored, errored, skipped by budget, returned "
+           "(handed back unscored when it stopped), in flight."),
+), key=("worker",))
+
+#: Online scoring's spend: what scorers' model calls cost, per budget window.
+SCORE_SPEND = Table("score_spend", "One row per budget window: what the scorers' model calls of every worker of "
+                    "the store cost in it.", (
+    _store("window_start", "float", "The window's start (the store's clock, seconds since 1970; windows are "
+           "aligned to multiples of their length)."),
+    _store("window_seconds", "float", "The window's length in seconds (``--per``)."),
+    _store("spent", "float", "USD spent in the window by calls that ended."),
+    _store("calls", "int", "Model calls that ended in the window."),
+    _store("max_call", "float", "The dearest single call that ended in the window (a call in flight is reckoned "
+           "to cost the dearest of any window of this length)."),
+    _store("unpriced", "int", "Calls whose model has no price: their cost is unknown and not counted."),
+    _store("refused", "int", "Calls refused because the window's budget was spent."),
+), key=("window_start", "window_seconds"))
+
+#: Online scoring's calls in flight: what each is reckoned to cost until it ends.
+SCORE_HOLDS = Table("score_holds", "One row per scorer model call in flight under a budget: the share of the "
+                    "window's budget it holds until it ends.", (
+    _store("hold", "text", "The call's id."),
+    _store("window_start", "float", "Its window (score_spend)."),
+    _store("window_seconds", "float", "Its window's length."),
+    _store("amount", "float", "USD it holds: the dearest call seen so far in windows of this length."),
+    _store("until", "float", "When the hold lapses if the call never reports its end (its worker was killed)."),
+), key=("hold",))
+
+#: Tables of the store beyond the sheets (never exported), declared here like the sheets.
+STORE_TABLES: tuple[Table, ...] = (SCORE_CLAIMS, SCORE_WORKERS, SCORE_SPEND, SCORE_HOLDS)
 
 SHEET_NAMES: tuple[str, ...] = tuple(s.name for s in SHEETS)
 ALL_SHEET_NAMES: tuple[str, ...] = tuple(s.name for s in ALL_SHEETS)

@@ -423,3 +423,69 @@ def test_the_judge_examples_label_measure_gate_and_compare_pairwise_as_shown(cle
     for line in printed.strip().splitlines():
         assert line.split("...")[0].strip() in shown
     assert json.loads(outputs[10].out)["pairwise"]["judge"] == "my_judges:shorter"
+
+
+def test_the_online_evaluation_example_scores_monitors_and_reports_production_runs_as_shown(clean_env, capsys):
+    """The bot's runs scored by a worker (once, then following), its counts from the store, the
+    monitor paging on a pass rate of 75% against --min-pass 0.9, the report's production view, and
+    the harness scoring in-process with the same keys."""
+    import signal
+    import time
+
+    section = README.split("## Online evaluation", 1)[1].split("\n## ", 1)[0]
+    bot, scorers, judge, in_process = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    (clean_env / "support_bot.py").write_text(bot)
+    (clean_env / "online_scorers.py").write_text(scorers)
+    assert "trajectory_judge(" in judge and "--max-cost 5 --per 1h" in section  # (Groq: not run here)
+    done = subprocess.run([sys.executable, "support_bot.py"], cwd=clean_env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    once, follow, budget = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
+    assert any(marker in budget for marker in EXTERNAL_BLOCKS)
+    outputs = {}
+    try:
+        for line in command_lines(once):
+            if line.startswith("python "):
+                continue
+            command, _, fallback = line.partition("||")
+            code = run_cli(command.strip())
+            outputs[command.split()[1] + (" status" if "--status" in command else "")] = capsys.readouterr().out
+            assert code == (1 if "monitor" in command else 0), (line, capsys.readouterr().err)
+            assert ("echo" in fallback) == ("monitor" in command)
+    finally:
+        sys.modules.pop("online_scorers", None)
+    assert re.search(r"│ helped\s+│ src-[0-9a-f]{12}\s+│\s+200 │", outputs["score"])
+    assert "online scoring, every worker of the store" in outputs["score status"]
+    assert "ALERT support_bot: pass_rate 0.7" in outputs["monitor"] and "(--min-pass) beyond its interval" in \
+        outputs["monitor"]
+    page = (clean_env / "production.html").read_text(encoding="utf-8")
+    assert "<section id=production>" in page and "data-workflow='support_bot'" in page
+    store = Store(clean_env / "harness.db")
+    sampled = sum(1 for _ in store.rows("scores"))
+    assert 70 <= sampled <= 130 and {r["name"] for r in store.rows("scores")} == {"helped"}
+    # The worker that follows scores the runs that arrive while it runs, and stops on SIGTERM.
+    (line,) = command_lines(follow)
+    worker = subprocess.Popen([sys.executable, "-m", "harness", *shlex.split(line)[1:]], cwd=clean_env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=dict(os.environ, PYTHONPATH=str(clean_env)))
+    try:
+        assert subprocess.run([sys.executable, "support_bot.py"], cwd=clean_env, capture_output=True,
+                              timeout=300).returncode == 0
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and sum(1 for _ in store.rows("scores")) < 2 * sampled - 40:
+            time.sleep(0.2)
+        time.sleep(1)
+        worker.send_signal(signal.SIGTERM)
+        out, err = worker.communicate(timeout=60)
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+    assert worker.returncode == 0, err
+    assert re.search(r"│ helped\s+│ src-[0-9a-f]{12}\s+│\s+200 │", out)  # the 200 new runs, the first 200 not again
+    # In-process: the harness scores its own run; a worker finds nothing more to do for it.
+    (clean_env / "in_process.py").write_text(in_process)
+    done = subprocess.run([sys.executable, "in_process.py"], cwd=clean_env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "seen 1 · sampled" in done.stdout
+    store.close()

@@ -56,6 +56,8 @@ _COMMANDS = {
     "run": "Run credit analyses of companies, with evaluation attached.",
     "wrap": "Run your own LangGraph graph under the harness (an input or a dataset).",
     "rescore": "Score stored runs again with your own scorers, or delete a score.",
+    "score": "Score production runs as they arrive, sampled, once each.",
+    "monitor": "Watch production runs per window, and alert when they drop.",
     "label": "Label a run with a person's judgement (pass/fail or a number).",
     "agreement": "How far a score agrees with people's labels (kappa, rho, intervals).",
     "reprice": "Recompute stored costs from stored tokens with new prices.",

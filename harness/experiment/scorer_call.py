@@ -4,8 +4,9 @@ Every scorer call goes through :meth:`ScorerCalls.score` (an experiment's scorer
 so whatever a scorer does, it gives scores, never a stopped, hung or corrupted experiment:
 
 - **Time limit** (``timeout``, default 60 s): past it the call is an error score ("timed out
-  after 60 s") and the experiment goes on. A sync scorer runs on a daemon thread of its own
-  (abandoned when late: it cannot keep the process alive) or in a worker process (killed when
+  after 60 s") and the experiment goes on. A sync scorer runs on a daemon thread (one kept
+  idle from an earlier call, else a new one; abandoned when late: it cannot keep the process
+  alive) or in a worker process (killed when
   late); an async one on an event loop of its own (cancelled when late; a loop it blocks is
   abandoned and the next calls get a new one), so a scorer that blocks never stalls the others.
 - **Isolation**: ``thread`` (the default) catches every exception a scorer raises, ``SystemExit``,
@@ -23,8 +24,11 @@ The run and the case a scorer reads are read-only (:mod:`.views`), so they are s
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import multiprocessing
+import os
+import queue
 import signal
 import sys
 import threading
@@ -113,9 +117,56 @@ async def _async_results(name: str, fn: Callable[..., Any], run: Any, case: Any,
         return bounded([failed_score(name, exc)], redact)
 
 
+class _DaemonThreads:
+    """Daemon threads that each run one job at a time and wait a while for the next, so a
+    call does not pay for starting a thread (milliseconds on a busy machine). A thread still
+    running a late job is busy until the job ends: the next calls get other threads. Each job
+    runs in a fresh ``contextvars`` context, as on a new thread."""
+
+    IDLE_SECONDS = 30.0
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._idle: list[queue.SimpleQueue[Callable[[], Any]]] = []
+
+    def run(self, job: Callable[[], Any]) -> None:
+        with self._lock:
+            inbox = self._idle.pop() if self._idle else None
+        if inbox is None:
+            inbox = queue.SimpleQueue()
+            threading.Thread(target=self._serve, args=(inbox,), name="harness-scorer", daemon=True).start()
+        inbox.put(job)
+
+    def _serve(self, inbox: queue.SimpleQueue[Callable[[], Any]]) -> None:
+        while True:
+            try:
+                job = inbox.get(timeout=self.IDLE_SECONDS)
+            except queue.Empty:
+                with self._lock:
+                    if inbox in self._idle:  # nobody handed it a job meanwhile: it ends
+                        self._idle.remove(inbox)
+                        return
+                continue
+            contextvars.Context().run(job)
+            with self._lock:
+                self._idle.append(inbox)
+
+
+    def forget(self) -> None:
+        """In a forked child: the idle threads did not come along."""
+        self._lock = threading.Lock()
+        self._idle = []
+
+
+_threads = _DaemonThreads()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_threads.forget)
+
+
 def on_daemon_thread(loop: asyncio.AbstractEventLoop, work: Callable[[], Any]) -> asyncio.Future[Any]:
-    """``work()`` on a daemon thread of its own, its result (or exception) as a future of ``loop``;
-    a thread still running when the process ends does not keep it alive."""
+    """``work()`` on a daemon thread (one idle of :class:`_DaemonThreads`, else a new one), its
+    result (or exception) as a future of ``loop``; a thread still running when the process ends
+    does not keep it alive."""
     future = loop.create_future()
 
     def settle(outcome: tuple[bool, Any]) -> None:
@@ -133,7 +184,7 @@ def on_daemon_thread(loop: asyncio.AbstractEventLoop, work: Callable[[], Any]) -
         except RuntimeError:  # the caller's loop is gone: nobody waits for this any more
             pass
 
-    threading.Thread(target=target, name="harness-scorer", daemon=True).start()
+    _threads.run(target)
     return future
 
 

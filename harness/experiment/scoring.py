@@ -43,6 +43,7 @@ from .errors import ExperimentError
 from .loop import in_own_loop
 from .scorer_call import ScorerCalls, ScorerLimits
 from .selection import RunSelection
+from .versions import scorer_version
 from .views import read_only
 
 #: Runs read, scored and written at a time.
@@ -119,6 +120,7 @@ class Scorer:
     spec: str
     source: str = "code"  # "llm" for a judge: its function's score_source attribute says so
     higher_is_better: bool | None = None  # the function's ``higher_is_better`` attribute
+    version: str = ""  # its version (harness.experiment.versions): with run and name, a score's key online
 
     @classmethod
     def of(cls, fn: Any) -> Scorer:
@@ -132,9 +134,13 @@ class Scorer:
         source = getattr(fn, "score_source", None)
         if source not in (None, "code", "llm"):
             raise ExperimentError(f"scorer {name}: score_source is 'code' or 'llm' (a judge), not {source!r}")
+        try:
+            version = scorer_version(fn)
+        except ValueError as exc:
+            raise ExperimentError(f"scorer {name}: {exc}") from None
         direction = getattr(fn, "higher_is_better", None)
         return cls(fn, str(name), f"{module}:{qualified}", source or "code",
-                   direction if isinstance(direction, bool) else None)
+                   direction if isinstance(direction, bool) else None, version)
 
     def directed(self, result: ScoreResult) -> ScoreResult:
         """``result`` with the scorer's direction where the score did not say its own."""
@@ -147,7 +153,7 @@ def load_scorer(spec: str) -> Scorer:
     """``module:function`` (the module found from the working directory first, as Python
     would run it); :class:`ExperimentError` with one line when it cannot be loaded."""
     scorer = Scorer.of(load_function(spec))
-    return Scorer(scorer.fn, scorer.name, spec, scorer.source, scorer.higher_is_better)
+    return Scorer(scorer.fn, scorer.name, spec, scorer.source, scorer.higher_is_better, scorer.version)
 
 
 def load_function(spec: str, option: str = "--scorer", example: str = "my_scorers:under_50_words") -> Any:
@@ -381,7 +387,7 @@ def _write(store: Any, batch: list[tuple[RunSnapshot, Case]],
                 if not replace and (run.run_id, s.result.name) in had:
                     summary.refused[s.result.name] = summary.refused.get(s.result.name, 0) + 1
                     continue
-                rows.append(score_row(run.run_id, s, created))
+                rows.append({**score_row(run.run_id, s, created), "scorer_version": scorer.version or None})
                 if s.result.error == NOT_SCORED:  # stopped before it ran: its place stays held
                     summary.not_scored += 1
                 elif s.result.error:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import config
-from ..schema import ALL_SHEET_NAMES, ALL_SHEETS, SHEET_NAMES, Sheet, sheet as sheet_named
+from ..schema import ALL_SHEET_NAMES, ALL_SHEETS, SHEET_NAMES, STORE_TABLES, Sheet, sheet as sheet_named
 from .errors import MIN_PREFIX, RunIdError, StoreBusy, StoreError, StoreUnavailable
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .threads import link_turns
@@ -86,6 +86,16 @@ class Store:
     sql_types: ClassVar[Mapping[str, str]] = {}
     #: The engine's own exception types that a failed write of one sheet raises.
     db_errors: ClassVar[tuple[type[BaseException], ...]] = ()
+    #: SQL for the store's clock, in seconds since 1970 (leases of several hosts read one clock).
+    clock_sql: ClassVar[str] = ""
+    #: What a ``SELECT`` ends with to take the rows of ``{table}`` it reads for this transaction
+    #: (``row_lock``: waiting for another transaction that holds one; ``skip_locked``: passing over
+    #: them); empty where one writer at a time holds the whole store.
+    row_lock: ClassVar[str] = ""
+    skip_locked: ClassVar[str] = ""
+    #: Whether rows become visible in ``_seq`` order (one writer at a time), so a reader that has seen
+    #: ``_seq`` N will never see a new row below it.
+    visible_in_order: ClassVar[bool] = True
 
     def __new__(cls, url: Any = None, *args: Any, **kwargs: Any) -> Store:
         if cls is Store:
@@ -288,6 +298,19 @@ class Store:
         self._execute("CREATE TABLE IF NOT EXISTS harness_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         self._execute("CREATE TABLE IF NOT EXISTS experiments (name TEXT PRIMARY KEY, record TEXT NOT NULL, "
                       "started_at TEXT NOT NULL)")
+        for table in STORE_TABLES:
+            have = self._table_columns(table.name)
+            if not have:
+                cols = ", ".join(f'"{c.name}" {types[c.kind]}' + (" NOT NULL" if c.name in table.key else "")
+                                 for c in table.columns)
+                self._execute(f'CREATE TABLE "{table.name}" ({cols}, PRIMARY KEY ({_quoted(table.key)}))')
+            else:
+                for c in table.columns:
+                    if c.name not in have:
+                        self._execute(f'ALTER TABLE "{table.name}" ADD COLUMN "{c.name}" {types[c.kind]}')
+            for index in table.indexes:
+                self._execute(f'CREATE INDEX IF NOT EXISTS "{table.name}_{"_".join(index)}" '
+                              f'ON "{table.name}" ({_quoted(index)})')
 
     def _sequence_column(self) -> str:
         """``_seq``: a number per row, larger for every later insert, so it orders rows as inserted."""
@@ -530,13 +553,15 @@ class Store:
         newest_first: bool = False,
         limit: int | None = None,
         clip: int | None = None,
+        at_least: Mapping[str, Any] | None = None,
     ) -> Iterator[dict[str, Any]]:
         """Rows of a sheet in insertion order (``newest_first``: the reverse), filtered in the
         store: only the rows of ``run_ids``; only those whose columns equal ``where``'s values
         (a list or tuple: any of them; None: empty); at most ``limit`` rows. ``columns`` names
         the columns to read (all by default). ``clip`` cuts text and JSON cells to that many
         characters in the store, for readers that show a glimpse of large payloads (a cut
-        JSON cell comes back as its text).
+        JSON cell comes back as its text). ``at_least``: only rows whose columns are at least
+        these values (ISO times compare as text: ``{"started_at": "2026-05-01T00:00:00+00:00"}``).
 
         Read in pages of ``PAGE_ROWS`` rows (keyset on ``_seq``), so memory stays flat however
         many rows a sheet holds (an export of a million rows); the lock is held per page.
@@ -565,6 +590,10 @@ class Store:
             else:
                 conditions.append(f'"{name}" = {mark}')
                 params.append(value)
+        for name, value in (at_least or {}).items():
+            s.column(name)
+            conditions.append(f'"{name}" >= {mark}')
+            params.append(value)
         step = "<" if newest_first else ">"
         selected = [f'substr("{n}", 1, {int(clip)})' if clip is not None and k in ("text", "json") else f'"{n}"'
                     for n, k in zip(names, kinds)]

@@ -82,6 +82,9 @@ MIGRATIONS: tuple[Migration, ...] = (
                      'UPDATE "scores" SET experiment = (SELECT r.experiment FROM "runs" r WHERE r.run_id = '
                      '"scores".run_id), case_id = (SELECT r.case_id FROM "runs" r WHERE r.run_id = "scores".run_id)')),
     Migration(14, "scores.higher_is_better: which way a score is better, as its scorer declared it (compare reads it)"),
+    Migration(15, "online scoring: the score_claims, score_workers, score_spend and score_holds tables (who scores "
+                  "which run with which scorer version, the workers and their counts, what scorers' model calls "
+                  "cost per budget window); scores.scorer_version"),
 )
 
 

@@ -60,6 +60,10 @@ class PostgresStore(Store):
     placeholder = "%s"
     sql_types = {"text": "TEXT", "int": "BIGINT", "float": "DOUBLE PRECISION", "json": "TEXT", "datetime": "TEXT"}
     db_errors: tuple[type[BaseException], ...] = ()
+    clock_sql = "extract(epoch from clock_timestamp())::float8"
+    row_lock = " FOR UPDATE OF {table}"
+    skip_locked = " FOR UPDATE OF {table} SKIP LOCKED"
+    visible_in_order = False  # a row's _seq is drawn when it is inserted, not when it commits
 
     @classmethod
     def accepts(cls, url: str) -> bool:

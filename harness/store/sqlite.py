@@ -90,6 +90,7 @@ class SQLiteStore(Store):
     placeholder = "?"
     sql_types = {"text": "TEXT", "int": "INTEGER", "float": "REAL", "json": "TEXT", "datetime": "TEXT"}
     db_errors = (sqlite3.Error,)
+    clock_sql = "((julianday('now') - 2440587.5) * 86400.0)"
 
     @classmethod
     def accepts(cls, url: str) -> bool:

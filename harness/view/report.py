@@ -30,6 +30,7 @@ from .experiments import summaries_html, summarise_all
 from .judges import agreement_figure, agreement_html
 from .formats import abbreviate, money, number
 from .model import RunView, TreeEntry, last_frames
+from .production import production_html
 from .read import list_runs, load_runs
 from .thread_report import conversations, thread_data, turn_detail
 
@@ -217,7 +218,7 @@ def _json_for_script(data: Any) -> str:
 
 def render(views: Iterable[RunView], *, source: str, selected: int | None = None,
            experiments: Sequence[str] = (), compare: Compare | None = None,
-           agreements: Sequence[Mapping[str, Any]] = ()) -> str:
+           agreements: Sequence[Mapping[str, Any]] = (), production: str = "") -> str:
     """The page for ``views`` (newest first) from ``source`` (the store's location);
     ``experiments`` come first among the summaries, in that order, and are the ones the
     compare view pairs (else the newest, :data:`~.cases.COMPARE_EXPERIMENTS` at most);
@@ -225,7 +226,8 @@ def render(views: Iterable[RunView], *, source: str, selected: int | None = None
     the compare view shows the cases only. ``views`` is read once, and each block of runs'
     details packed as soon as it is whole: the payloads of ten thousand runs are never all in
     memory. ``agreements``: the judges' agreement with people (``Agreement.to_dict()``), shown
-    in a section of their own and beside each judge's score in a run."""
+    in a section of their own and beside each judge's score in a run. ``production``: the
+    production view's HTML (:func:`~.production.production_html`), placed before the runs."""
     rows: list[Mapping[str, Any]] = []
     runs: list[dict[str, Any]] = []
     blocks: list[str] = []
@@ -263,6 +265,7 @@ def render(views: Iterable[RunView], *, source: str, selected: int | None = None
         f"<header><h1>{html.escape(title)}</h1><p>{html.escape(facts)}</p>"
         f"<p class=sub>{html.escape(source)} · made {made}</p></header><main>"
         + summaries_html(summarise_all(rows, experiments), rows)
+        + production
         + agreement_html(agreements)
         + paired.section
         + "<section id=runs><h2>Runs</h2><div class=controls>"
@@ -313,7 +316,8 @@ def select_runs(store: Store, *, run_ids: Sequence[str] = (), experiments: Seque
 def write_report(store: Store, path: str | os.PathLike[str], *, run_ids: Sequence[str] = (),
                  experiments: Sequence[str] = (), limit: int | None = DEFAULT_LIMIT,
                  compare: Compare | None = None, agreements: Sequence[Mapping[str, Any]] = ()) -> Report:
-    """Write the report of the runs :func:`select_runs` picks to ``path`` (UTF-8);
+    """Write the report of the runs :func:`select_runs` picks to ``path`` (UTF-8), with the
+    production view of the store's runs outside experiments unless ``experiments`` are named;
     ``compare(a, b)``: the statistics of experiment ``b`` against ``a`` (``harness compare``'s,
     as ``Comparison.to_dict()``), called for every ordered pair the compare view offers;
     ``agreements``: the judges' agreement with people (:func:`render`)."""
@@ -328,7 +332,8 @@ def write_report(store: Store, path: str | os.PathLike[str], *, run_ids: Sequenc
             yield view
 
     page = render(views(), source=store.display, selected=selected, experiments=experiments,
-                  compare=compare, agreements=agreements)
+                  compare=compare, agreements=agreements,
+                  production="" if experiments else production_html(store))
     target = write_text(path, page)  # whole or not at all, never through a link (harness.outputs)
     return Report(target, read, selected, target.stat().st_size, time.perf_counter() - started)
 

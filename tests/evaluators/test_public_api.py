@@ -54,6 +54,9 @@ PUBLIC = {
     "coherence_score", "completeness_score", "length_score", "quality_score", "structure_score", "vocabulary_score",
     # the weighted rubric
     "rubric_score",
+    # the production monitor's windows: figures with intervals, status, thresholds
+    "PASS_RATE_CRITICAL", "PASS_RATE_WARNING", "Alert", "Figure", "WindowMetrics", "check_threshold", "mean_figure",
+    "production_status", "proportion_figure", "quantile_figure", "window_metrics",
 }
 
 
