@@ -198,7 +198,8 @@ def build_rows(record: RunRecord, redact: Redactor | None = None,
         except Exception:  # noqa: BLE001
             record.count_error("evaluation")
     rows["runs"] = [_runs_row(record, rows, tree.agents, redact, ctx.scrubbed)]
-    rows["runs"][0]["error"] = ctx.error(record.error)
+    if "error" not in record.result:  # else the run's own result says it (run.set_result(error=...))
+        rows["runs"][0]["error"] = ctx.error(record.error)
     try:  # its place in its thread: what it stopped at, what it resumed with (turn: the store's)
         events = record.assembled()
         rows["runs"][0].update(interrupts=turns.interrupts(events, tree.owner, redact),

@@ -115,7 +115,7 @@ def test_the_scores_sheet_carries_each_scores_experiment_and_case(traced):
     h.rescore(runs=[ids["paris"]], scorers=[words])
     h.label(ids["lima"], "reviewed", True)
     scores = h.sheets()["scores"]
-    assert list(scores.columns[-3:]) == ["experiment", "case_id", "higher_is_better"]
+    assert list(scores.columns[-4:-2]) == ["experiment", "case_id"]
     of_experiment = scores[scores["experiment"] == "exp"]
     assert set(of_experiment["case_id"]) == {"q0", "q1"} and {"completed", "answer"} <= set(of_experiment["name"])
     outside = scores[scores["run_id"].isin([ids["paris"], ids["lima"]])]

@@ -59,8 +59,11 @@ def test_a_worker_killed_mid_batch_and_started_again_scores_every_sampled_run_on
                           "--lease", "1", log=log, sleep=0.02)
     try:
         # Killed while a batch is being scored: some runs settled, some called but not settled.
-        _wait(lambda: sum(state == "scored" for _, state, _, _ in _claims(store_url)) >= 40, 120,
-              "the first worker to settle 40 runs")
+        def settled_and_holding() -> bool:  # not between two batches, when it holds nothing
+            states = Counter(state for _, state, _, _ in _claims(store_url))
+            return states["scored"] >= 40 and states["claimed"] > 0
+
+        _wait(settled_and_holding, 120, "the first worker to settle 40 runs and hold more")
         os.kill(worker.pid, signal.SIGKILL)
         worker.wait(10)
     finally:
