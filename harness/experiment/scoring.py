@@ -119,6 +119,7 @@ class Scorer:
     name: str
     spec: str
     source: str = "code"  # "llm" for a judge: its function's score_source attribute says so
+    _: dataclasses.KW_ONLY  # what a scorer gains later is named where it is made
     higher_is_better: bool | None = None  # the function's ``higher_is_better`` attribute
     version: str = ""  # its version (harness.experiment.versions): with run and name, a score's key online
 
@@ -140,7 +141,7 @@ class Scorer:
             raise ExperimentError(f"scorer {name}: {exc}") from None
         direction = getattr(fn, "higher_is_better", None)
         return cls(fn, str(name), f"{module}:{qualified}", source or "code",
-                   direction if isinstance(direction, bool) else None, version)
+                   higher_is_better=direction if isinstance(direction, bool) else None, version=version)
 
     def directed(self, result: ScoreResult) -> ScoreResult:
         """``result`` with the scorer's direction where the score did not say its own."""
@@ -153,7 +154,7 @@ def load_scorer(spec: str) -> Scorer:
     """``module:function`` (the module found from the working directory first, as Python
     would run it); :class:`ExperimentError` with one line when it cannot be loaded."""
     scorer = Scorer.of(load_function(spec))
-    return Scorer(scorer.fn, scorer.name, spec, scorer.source, scorer.higher_is_better, scorer.version)
+    return dataclasses.replace(scorer, spec=spec)
 
 
 def load_function(spec: str, option: str = "--scorer", example: str = "my_scorers:under_50_words") -> Any:

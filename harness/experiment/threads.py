@@ -21,7 +21,6 @@ Thread scorers are called by the same engine as run scorers (:func:`.scoring.cal
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +28,7 @@ from typing import Any
 from evaluators import SourcedScore, conversation, run_passed, thread_status
 
 from ..secrets.redact import Redactor, host_redactor
-from ..store import thread_runs
+from ..store import preview_data, thread_runs
 from ..tracing.record import now_iso, score_row
 from ..tracing.rows import redact_rows
 from .answer import answer_of
@@ -150,23 +149,14 @@ def thread_snapshots(store: Any, thread_ids: Sequence[str]) -> Iterable[tuple[Th
                 if event["parent_event_id"] is None:
                     seen = previews.setdefault(event["run_id"], {})
                     if event["status"] == "started":
-                        seen.setdefault("input", _decoded(event["input_preview"]))
+                        seen.setdefault("input", preview_data(event["input_preview"]))
                     else:
-                        seen.setdefault("output", _decoded(event["output_preview"]))
+                        seen.setdefault("output", preview_data(event["output_preview"]))
         for thread in chunk:
             runs = [read[r][0] for r in order.get(thread, ()) if r in read]
             if runs:
                 case = read[runs[-1].run_id][1] if runs[-1].case_id is not None else None
                 yield thread_snapshot(thread, runs, extra, previews), case
-
-
-def _decoded(preview: Any) -> Any:
-    if isinstance(preview, str) and preview[:1] in "{[":
-        try:
-            return json.loads(preview)
-        except ValueError:
-            pass
-    return preview
 
 
 # --- scoring ---------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ written when it can.
 
 from .base import DEFAULT_STORE, Store, store_url
 from .errors import MIN_PREFIX, RunIdError, StoreBusy, StoreError, StoreUnavailable, ThreadIdError
-from .values import ROW_KEY, content_key, json_text
+from .values import ROW_KEY, content_key, json_text, preview_data
 from .spool import Spool
 from .threads import ThreadRun, resolve_thread_id, run_ids_of_thread, thread_ids_starting, thread_runs
 from .sqlite import SQLiteStore, resolve_store_path
@@ -30,6 +30,7 @@ __all__ = [
     "ThreadRun",
     "content_key",
     "json_text",
+    "preview_data",
     "resolve_store_path",
     "resolve_thread_id",
     "run_ids_of_thread",

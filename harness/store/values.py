@@ -94,3 +94,14 @@ def decode(kind: str, value: Any) -> Any:
         return json.loads(value)
     except (TypeError, ValueError):
         return value
+
+
+def preview_data(preview: Any) -> Any:
+    """A preview cell read as data when it is a whole JSON object or list (else, cut or plain
+    text, as it is)."""
+    if isinstance(preview, str) and preview[:1] in "{[":
+        try:
+            return json.loads(preview)
+        except ValueError:
+            pass
+    return preview

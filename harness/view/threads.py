@@ -18,7 +18,7 @@ from typing import Any
 
 from evaluators import thread_passed, thread_status, total
 
-from ..store import Store, ThreadIdError, ThreadRun, thread_runs
+from ..store import Store, ThreadIdError, ThreadRun, preview_data, thread_runs
 
 #: The ``runs`` columns a thread's turns show beyond its summary.
 _TURN_COLUMNS = ("run_id", "inputs", "outputs", "interrupts", "resume", "resumed_from", "error")
@@ -162,14 +162,7 @@ def load_thread(store: Store, thread_id: str, *, clip: int | None = None) -> Thr
 def _either(stored: Any, preview: Any) -> Any:
     """What the run stored of a payload, else its root graph's preview (as data when it is
     whole JSON)."""
-    if stored is not None:
-        return stored
-    if isinstance(preview, str) and preview[:1] in "{[":
-        try:
-            return json.loads(preview)
-        except ValueError:
-            pass
-    return preview
+    return stored if stored is not None else preview_data(preview)
 
 
 def said(value: Any, role: str | None = None) -> Any:
