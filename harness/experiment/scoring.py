@@ -373,10 +373,9 @@ def _write(store: Any, batch: list[tuple[RunSnapshot, Case]],
                                  for r in store.rows("scores", ids, columns=["run_id", "name", "error"])
                                  if r["error"] != NOT_SCORED}  # (a scorer's place held for it, not a score)
     created = now_iso()
-    for scored in results:  # a name that holds a secret: the batch is refused before anything is stored
-        for _, scores in scored:
-            for s in scores:
-                safe_score_name(s.result.name)
+    # A name that holds a secret: the batch is refused before anything is stored (each name once).
+    for name in {s.result.name for scored in results for _, scores in scored for s in scores}:
+        safe_score_name(name, redact)
     rows, settled = [], []
     for (run, _), scored in zip(batch, results):
         summary.runs += 1
@@ -548,10 +547,11 @@ def score_name(name: Any, kind: str = "score") -> str:
     return check_name(kind, name)
 
 
-def safe_score_name(name: str) -> str:
-    """``name`` if a scorer's score may take it (see :func:`score_name`); :class:`ExperimentError` if not."""
+def safe_score_name(name: str, redact: Redactor | None = None) -> str:
+    """``name`` if a scorer's score may take it (see :func:`score_name`; ``redact``: the
+    harness's redactor, default this process's); :class:`ExperimentError` if not."""
     try:
-        return check_name("score", name)
+        return check_name("score", name, redact)
     except UnsafeName as exc:
         raise ExperimentError(f"{exc}; nothing of it is stored") from None
 
