@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import config
 from ..schema import ALL_SHEET_NAMES, ALL_SHEETS, SHEET_NAMES, STORE_TABLES, Sheet, sheet as sheet_named
-from .errors import MIN_PREFIX, RunIdError, StoreBusy, StoreError, StoreUnavailable
+from .errors import RunIdError, StoreBusy, StoreError, StoreUnavailable, one_named
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .threads import link_turns
 from .values import ROW_KEY, content_key, decode, encode_rows, encode_value, json_text
@@ -646,20 +646,11 @@ class Store:
 
     def resolve_run_id(self, text: str) -> str:
         """The run ``text`` names: its full id, or a unique start of it of at least
-        :data:`MIN_PREFIX` characters; :class:`RunIdError` (one line) otherwise."""
+        :data:`~.errors.MIN_PREFIX` characters; :class:`RunIdError` (one line) otherwise."""
         given = text.strip()
         found = self.run_ids_starting(given, limit=3) if given else []
-        if given in found:
-            return given
-        if not found:
-            raise RunIdError(f"no run {given!r} in store {self.display}")
-        if len(given) < MIN_PREFIX:
-            raise RunIdError(f"run id prefix {given!r} is too short: give at least {MIN_PREFIX} characters")
-        if len(found) > 1:
-            more = ", ..." if len(found) > 2 else ""
-            raise RunIdError(f"run id prefix {given!r} is ambiguous: {found[0]}, {found[1]}{more} start with it; "
-                             "give more characters")
-        return found[0]
+        return one_named(given, found, RunIdError, kind="run", start="prefix",
+                         missing=f"no run {given!r} in store {self.display}")
 
     def resolve_run_ids(self, texts: Iterable[str]) -> list[str]:
         """Each of ``texts`` resolved (:meth:`resolve_run_id`), duplicates dropped, order kept."""

@@ -22,5 +22,22 @@ class RunIdError(LookupError):
 
 class ThreadIdError(LookupError):
     """A thread id that names no thread, or a start of one that names none or several."""
+
+
+def one_named(given: str, found: list[str], error: type[LookupError], *, kind: str, start: str,
+              missing: str) -> str:
+    """The id ``given`` names among ``found`` (the ids starting with it, a few are enough):
+    itself, or the one id it is a unique start of at least :data:`MIN_PREFIX` characters;
+    ``error`` with one line otherwise (``missing``: what to say when none starts with it)."""
+    if given in found:
+        return given
+    if not found:
+        raise error(missing)
+    if len(given) < MIN_PREFIX:
+        raise error(f"{kind} id {start} {given!r} is too short: give at least {MIN_PREFIX} characters")
+    if len(found) > 1:
+        raise error(f"{kind} id {start} {given!r} is ambiguous: {found[0]}, {found[1]}"
+                    f"{', ...' if len(found) > 2 else ''} start with it; give more characters")
+    return found[0]
 class StoreBusy(StoreError):
     """What :meth:`Store.exclusive` was asked to hold is held by another process or task."""

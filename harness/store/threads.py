@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import MIN_PREFIX, ThreadIdError
+from .errors import ThreadIdError, one_named
 
 Store = Any  # a harness.store.base.Store (which imports this module)
 
@@ -173,16 +173,8 @@ def resolve_thread_id(store: Store, text: str) -> str:
     :data:`~.errors.MIN_PREFIX` characters (a store query, like a run id's)."""
     given = text.strip() if isinstance(text, str) else str(text)
     found = thread_ids_starting(store, given) if given else []
-    if given in found:
-        return given
-    if not found:
-        raise ThreadIdError(f"no thread {given!r} in store {store.display} (harness threads lists them)")
-    if len(given) < MIN_PREFIX:
-        raise ThreadIdError(f"thread id start {given!r} is too short: give at least {MIN_PREFIX} characters")
-    if len(found) > 1:
-        raise ThreadIdError(f"thread id start {given!r} is ambiguous: {found[0]}, {found[1]}"
-                            f"{', ...' if len(found) > 2 else ''} start with it; give more characters")
-    return found[0]
+    return one_named(given, found, ThreadIdError, kind="thread", start="start",
+                     missing=f"no thread {given!r} in store {store.display} (harness threads lists them)")
 
 
 def run_ids_of_thread(store: Store, thread_id: str) -> list[str]:
