@@ -94,7 +94,8 @@ def kept(store: Path) -> str:
         runs = db.execute("SELECT count(*) FROM runs").fetchone()[0]
         longest = max((db.execute(f"SELECT max(length({column})) FROM {table}").fetchone()[0] or 0)
                       for table, column in (("tool_calls", "tool_output"), ("llm_calls", "prompt"),
-                                            ("langgraph_events", "input_preview"), ("langgraph_events", "output_preview")))
+                                            ("langgraph_events", "input_preview"), ("langgraph_events", "output_preview"),
+                                            ("runs", "inputs"), ("runs", "outputs")))
     return f"{runs} run(s), longest cell {longest:,} chars"
 
 
