@@ -80,7 +80,7 @@ from ._evaluation import (
 )
 from ._generic import generic_run_rows, run_latency_ms
 from ._score_rules import expected_pass
-from ._threads import THREAD_STATUSES, conversation, fold_turns, thread_passed, thread_status, total
+from ._threads import THREAD_STATUSES, conversation, fold_turns, thread_passed, thread_status, total, turns_passed
 from ._scores import (
     MAX_NAME_CHARS,
     MAX_SCORES_PER_CALL,
@@ -300,6 +300,7 @@ __all__ = [
     "conversation",
     "fold_turns",
     "thread_passed",
+    "turns_passed",
     "thread_status",
     "total",
     "score_results",

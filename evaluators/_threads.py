@@ -35,6 +35,17 @@ def thread_passed(passes: Iterable[bool | int | None]) -> bool | None:
     return all(known)
 
 
+def turns_passed(passes: Iterable[bool | int | None]) -> bool | None:
+    """Whether a multi-turn case's repeat passed, three-valued as one run's pass is: False as
+    soon as a turn failed, else None (unknown) while a turn's pass is unknown, else True. In an
+    experiment every turn is checked, so an empty pass is a gating score that errored, not a
+    turn nobody checked (production threads: :func:`thread_passed`)."""
+    seen = [None if p is None else bool(p) for p in passes]
+    if False in seen:
+        return False
+    return None if not seen or None in seen else True
+
+
 def total(values: Iterable[float | int | None], *, digits: int | None = None) -> float | int | None:
     """The sum of the values that are there (exactly: :func:`math.fsum` for floats), or None
     when none is; ``digits``: rounded as a run rounds its own (a cost to 8 decimals)."""
@@ -69,8 +80,8 @@ def conversation(turns: Sequence[tuple[Sequence[Any] | None, Sequence[Any] | Non
 def fold_turns(runs: Sequence[Mapping[str, Any]]) -> list[tuple[dict[str, Any], list[str]]]:
     """An experiment's runs as units, one per (case, repeat): a multi-turn case's turns (runs
     sharing ``case_id`` and ``repeat_index``) fold into one row -- its last turn's (which
-    carries the case's checks and its thread scores) with ``passed`` the thread's
-    (:func:`thread_passed`), ``status`` failed when a turn failed, and latency, tokens and
+    carries the case's checks and its thread scores) with ``passed`` the turns' together
+    (:func:`turns_passed`), ``status`` failed when a turn failed, and latency, tokens and
     cost the sums of the turns'. A single-turn case's run is its own unit. Returns (row,
     the run ids it covers) in the order the units first appear."""
     groups: dict[Any, list[Mapping[str, Any]]] = {}
@@ -86,7 +97,7 @@ def fold_turns(runs: Sequence[Mapping[str, Any]]) -> list[tuple[dict[str, Any], 
         unit = dict(ordered[-1])
         statuses = [r.get("status") for r in ordered]
         unit["status"] = "failed" if "failed" in statuses else unit.get("status")
-        passed = thread_passed(r.get("passed") for r in ordered)
+        passed = turns_passed(r.get("passed") for r in ordered)
         unit["passed"] = None if passed is None else int(passed)
         for column, digits in (("total_time_ms", None), ("total_tokens", None), ("total_cost", 8)):
             if column in unit:

@@ -155,6 +155,12 @@ def compare_candidates(store: Any, a: str, candidates: Sequence[str], *, alpha: 
     for name in (a, *candidates):
         if not isinstance(name, str) or not name.strip():
             raise ExperimentError(f"an experiment name must be a text that is not blank, not {name!r}")
+    # Among several candidates, each once and never the baseline: a name given twice would be a
+    # second test in the Holm family and make every candidate's gate stricter for nothing.
+    twice = next((name for i, name in enumerate(candidates) if name == a or name in candidates[:i]), None)
+    if twice is not None and len(candidates) > 1:
+        raise ExperimentError(f"experiment {twice!r} is given twice (as the baseline or as a candidate): "
+                              "compare each experiment once")
     both = set(lower_is_better) & set(higher_is_better)
     if both:
         raise UnknownMetric(f"{sorted(both)[0]!r} is given as both lower and higher is better", "lower-is-better")
@@ -221,7 +227,8 @@ def _prepare(store: Any, ra: ExperimentRuns, rb: ExperimentRuns, o: _Options) ->
             side.left_out["no_record"] = sum(n for c, n in side.unrecorded.items()
                                              if c in side_a.recorded or c in side_b.recorded)
         sides[name] = (side_a, side_b)
-    if "total_cost" in sides and (price := _one_price(ra, rb, paired_set)) is not None:
+    if ("total_cost" in sides and "total_cost" not in gated and "total_cost" not in asked
+            and (price := _one_price(ra, rb, paired_set)) is not None):
         del sides["total_cost"]
         warnings.append(f"total_cost is total_tokens times one price (${price * 1e6:.6g} per million tokens) in "
                         "every paired run: it is not tested apart from total_tokens")

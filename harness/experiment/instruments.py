@@ -75,6 +75,8 @@ def check_gate(store: Any, gated: Sequence[str], measured: Sequence[Mapping[str,
     without ``min_agreement``."""
     if min_agreement is None:
         return
+    if not -1 <= min_agreement <= 1:  # (also refuses nan)
+        raise ExperimentError(f"--min-agreement is an agreement, between -1 and 1 (e.g. 0.6), not {min_agreement:g}")
     if min_labels < 1:
         raise ExperimentError(f"--min-labels is at least 1, not {min_labels}")
     by_score = {m["score"]: m for m in measured}

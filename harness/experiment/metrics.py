@@ -85,15 +85,17 @@ class ExperimentRuns:
         return [run_id for r in self.runs for run_id in self.members.get(r["run_id"], (r["run_id"],))]
 
     def _folded(self, by_run: dict[str, Any]) -> dict[str, Any]:
-        """Run id -> reading, with a multi-turn unit's the mean of its turns' values (else the
-        first of its turns' readings that is not a value)."""
+        """Run id -> reading, with a multi-turn unit's the mean of its turns' values; a unit one
+        of whose turns has no value (its score errored) has none either: it is missing, as a
+        run would be, never the mean of the turns that are left."""
         for unit, ids in self.members.items():
             readings = [by_run.pop(i) for i in ids if i in by_run]
-            values = [float(v) for v in readings if not isinstance(v, Missing) and math.isfinite(float(v))]
+            missing = next((v for v in readings if isinstance(v, Missing)), None)
+            values = [float(v) for v in readings if missing is None and math.isfinite(float(v))]
             if values:
                 by_run[unit] = math.fsum(values) / len(values)
             elif readings:
-                by_run[unit] = next((v for v in readings if isinstance(v, Missing)), readings[0])
+                by_run[unit] = missing if missing is not None else readings[0]
         return by_run
 
     def scores(self) -> dict[str, dict[str, Any]]:
@@ -254,6 +256,6 @@ class Margins:
 
 def _margin_value(text: str, item: str) -> tuple[float, bool]:
     match = re.fullmatch(r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)(%?)", text)
-    if not match or float(match.group(1)) <= 0:
+    if not match or not 0 < float(match.group(1)) < math.inf:
         raise ValueError(f"margin {item!r} must be a positive number, a percentage (5%) or NAME=either")
     return (float(match.group(1)) / 100, True) if match.group(2) else (float(match.group(1)), False)

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from evaluators import fold_turns, pass_rate, thread_passed
+from evaluators import fold_turns, pass_rate, turns_passed
 
 from ..store import StoreError
 from ..tracing.encode import run_payload
@@ -499,7 +499,7 @@ def experiment_table(store: Any) -> pd.DataFrame:
             key = (row["case_id"], row["repeat_index"]) if row["case_id"] is not None else (row["run_id"],)
             turns.setdefault((row["experiment"], *key), []).append(row["passed"])
     for (experiment, *_), passed in turns.items():
-        one = thread_passed(passed) if len(passed) > 1 else passed[0]
+        one = turns_passed(passed) if len(passed) > 1 else passed[0]
         passes.setdefault(experiment, []).append(None if one is None else int(one))
     records = {r["name"]: r for r in store.experiment_records()}
     for name in passes:

@@ -38,7 +38,7 @@ PUBLIC = {
     "clopper_pearson", "cohen_kappa", "fleiss_estimate", "fleiss_kappa", "fleiss_table", "kappa_estimate",
     "krippendorff_alpha", "krippendorff_estimate", "preference", "prefer_answer", "spearman", "spearman_estimate",
     # threads: a conversation's status, pass, totals and messages; an experiment's turns folded by case
-    "THREAD_STATUSES", "conversation", "fold_turns", "thread_passed", "thread_status", "total",
+    "THREAD_STATUSES", "conversation", "fold_turns", "thread_passed", "thread_status", "total", "turns_passed",
     # paired statistics and verdicts (compare)
     "SIGN_FLIP_DRAWS", "SIGN_FLIP_EXACT_MAX", "SIGN_FLIP_SEED", "VERDICTS", "PairedTest", "SignFlips", "Verdict",
     "binomial_tail", "exact", "exact_mean", "holm", "holm_levels", "mean_of_repeats", "needed_cases", "paired_test", "round_sig", "verdict",
