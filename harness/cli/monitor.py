@@ -55,6 +55,10 @@ def command(
     now = dt.datetime.now(dt.timezone.utc)
     opened = open_store(store)
     try:
+        if metric is not None and metric not in METRICS and next(iter(opened.rows(
+                "scores", columns=["name"], where={"name": metric}, limit=1)), None) is None:
+            # (a misspelt name would never alert: the cron job that runs this would stay silent)
+            raise UsageError(f"--metric {metric!r} is neither {', '.join(METRICS)} nor a score's name in the store")
         found = series(opened, rolling(now, length, windows), workflows=workflow or (), level=level)
     finally:
         opened.close()

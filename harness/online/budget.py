@@ -81,6 +81,16 @@ class CostMeter:
     def __init__(self, store: Any, budget: Budget, *, hold_seconds: float) -> None:
         self.store, self.budget, self.hold_seconds = store, budget, hold_seconds
         self.spenders: set[str] = set()  # scorers seen making model calls (by name)
+        self.unpriced: set[str] = set()  # models whose calls had no price (said once each)
+
+    def saw_unpriced(self, model: str | None) -> None:
+        """Say once per model, as it happens, that its calls' cost is unknown to the budget."""
+        name = model or "(unnamed)"
+        if name not in self.unpriced:
+            self.unpriced.add(name)
+            logging.getLogger("harness").warning(
+                "harness: model %s has no price: its calls are counted but not priced against the budget of %s "
+                "(give its price with --prices)", name, self.budget)
 
     def spent(self) -> bool:
         """Whether the window now running is spent."""
@@ -183,6 +193,8 @@ class ScoringBudgetMeter(BaseCallbackHandler):
         model, prompt, completion = _usage(response, self.models.pop(run_id, None))
         priced = costs.cost(model, prompt, completion)
         amount = priced.total_cost if priced is not None else None
+        if priced is None:
+            self.owner.saw_unpriced(model)
         self.cost += amount or 0.0
         spend.release(self.owner.store, hold_id, cost=amount, priced=priced is not None)
 

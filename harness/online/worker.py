@@ -73,6 +73,10 @@ class WorkerSettings:
                 raise ValueError(f"{name} must be at least 1")
         if not self.lease > 0 or not self.poll > 0:
             raise ValueError("the lease and the poll interval are seconds above 0")
+        if self.budget is not None and self.limits.isolation == "process":
+            # (the budget meets each model call in the process that makes it, holding the store)
+            raise ValueError("a scoring budget (--max-cost) counts the model calls scorers make in this process: "
+                             "give it with --scorer-isolation thread, not process")
 
 
 def worker_id(kind: str = "worker") -> str:
@@ -106,7 +110,6 @@ class Worker:
         self.calls = ScorerCalls(self.scorers, settings.limits, redact=self.redact, workers=settings.concurrency)
         self.cursor = 0
         self.retaken = 0
-        self.unpriced_warned = False
         self._swept = time.monotonic()
         self._stop = threading.Event()
         self._report = threading.Event()
@@ -147,12 +150,16 @@ class Worker:
             try:
                 claims.renew(self.store, self.id, self.settings.lease)
                 claims.heartbeat(self.store, self.id, self.counts.as_dict())
-            except Exception:  # noqa: BLE001 - the store is back next time, or the leases run out
-                logger.warning("harness: the scoring worker could not renew its leases", exc_info=True)
+            except Exception as exc:  # noqa: BLE001 - the store is back next time, or the leases run out
+                logger.warning("harness: the scoring worker could not renew its leases: %s: %s",
+                               type(exc).__name__, exc)
             due = next_report is not None and time.monotonic() >= next_report
             if (asked or due) and self.on_report is not None:
                 self._report.clear()
-                self.on_report(self.counts.lines())
+                try:  # (the heartbeat goes on whatever printing the counts meets)
+                    self.on_report(self.counts.lines())
+                except Exception as exc:  # noqa: BLE001
+                    logger.warning("harness: the scoring worker could not report its counts: %s", exc)
             if due:
                 next_report = time.monotonic() + self.report_every  # type: ignore[operator]
 
@@ -161,9 +168,11 @@ class Worker:
         self._report.set()
 
     def stop(self) -> None:
-        """Stop soon: no further claim; scorer calls in flight end now, their runs handed back."""
+        """Stop soon: no further claim; scorer calls in flight end now, their runs handed back.
+        Safe from a signal handler: the calls are ended on a thread of their own, since the
+        handler may interrupt the very code that holds their lock."""
         self._stop.set()
-        self.calls.close()
+        threading.Thread(target=self.calls.close, name="harness-scoring-stop", daemon=True).start()
 
     @property
     def stopping(self) -> bool:
@@ -182,8 +191,9 @@ class Worker:
         try:
             claims.release_all(self.store, self.id)
             claims.heartbeat(self.store, self.id, self.counts.as_dict(), stopped=True)
-        except Exception:  # noqa: BLE001 - the leases run out by themselves
-            logger.warning("harness: the scoring worker could not hand back its claims", exc_info=True)
+        except Exception as exc:  # noqa: BLE001 - the leases run out by themselves
+            logger.warning("harness: the scoring worker could not hand back its claims: %s: %s",
+                           type(exc).__name__, exc)
 
     # --- work ------------------------------------------------------------------------------
     def run(self, *, follow: bool = True) -> Counts:

@@ -262,9 +262,10 @@ def settle(store: Store, worker: str, outcomes: Sequence[Outcome],
                 f"updated_at = {clock} WHERE run_id = {mark} AND scorer = {mark} AND version = {mark}", ended)
         returned = [(o.run_id, o.key.name, o.key.version) for o in mine if o.state is None]
         if returned:  # handed back: free to take at once, and this attempt not held against the run
+            # (no longer the worker's: its heartbeat does not renew them, nor its stop hand them back again)
             store._executemany(
-                f'UPDATE "score_claims" SET lease_until = 0, attempts = attempts - 1, updated_at = {clock} '
-                f"WHERE run_id = {mark} AND scorer = {mark} AND version = {mark}", returned)
+                f"UPDATE \"score_claims\" SET worker = '', lease_until = 0, attempts = attempts - 1, "
+                f"updated_at = {clock} WHERE run_id = {mark} AND scorer = {mark} AND version = {mark}", returned)
         written = {(o.run_id, o.key) for o in mine if o.state is not None}
         if written:
             write(written)

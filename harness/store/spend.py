@@ -79,7 +79,7 @@ def hold(store: Store, hold_id: str, *, cap: float, per: float, timeout: float) 
             f"AND window_seconds = {mark} AND until > {mark}", (start, per, moment))[0]
         dearest = store._fetchall(f'SELECT MAX(max_call) FROM "score_spend" WHERE window_seconds = {mark}',
                                   (per,))[0][0]
-        estimate = float(dearest) if dearest is not None else None
+        estimate = float(dearest) if dearest else None  # (0: no call with a known cost yet)
         if int(in_flight) and (estimate is None or float(spent) + float(held) + estimate > cap):
             return WAIT, start
         store._execute(
@@ -102,11 +102,15 @@ def release(store: Store, hold_id: str, *, cost: float | None, priced: bool) -> 
         store._execute(f'DELETE FROM "score_holds" WHERE hold = {mark}', (hold_id,))
         _row(store, start, per, lock=True)
         amount = float(cost or 0.0)
-        store._execute(
-            f'UPDATE "score_spend" SET spent = spent + {mark}, calls = calls + 1, '
-            f"max_call = CASE WHEN max_call IS NULL OR max_call < {mark} THEN {mark} ELSE max_call END, "
-            f"unpriced = unpriced + {mark} WHERE window_start = {mark} AND window_seconds = {mark}",
-            (amount, amount, amount, 0 if priced else 1, start, per))
+        if priced and amount > 0:  # only a call whose cost is known makes the estimate of the next
+            store._execute(
+                f'UPDATE "score_spend" SET spent = spent + {mark}, calls = calls + 1, '
+                f"max_call = CASE WHEN max_call IS NULL OR max_call < {mark} THEN {mark} ELSE max_call END "
+                f"WHERE window_start = {mark} AND window_seconds = {mark}", (amount, amount, amount, start, per))
+        else:
+            store._execute(
+                f'UPDATE "score_spend" SET spent = spent + {mark}, calls = calls + 1, unpriced = unpriced + {mark} '
+                f"WHERE window_start = {mark} AND window_seconds = {mark}", (amount, 0 if priced else 1, start, per))
 
 
 def current(store: Store, per: float) -> Spend:

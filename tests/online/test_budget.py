@@ -157,3 +157,21 @@ def test_a_judge_that_wraps_the_refusal_in_its_own_error_is_skipped_by_budget_to
     (tally,) = w.counts.snapshot().values()
     assert (tally.scored, tally.budget, tally.errored) == (2, 4, 0)
     assert not [r for r in caplog.records if "BudgetExhausted" in r.getMessage()]  # counted, not logged
+
+
+def test_a_call_that_cost_nothing_known_does_not_make_the_next_calls_free(store):
+    """A first call that failed (nothing to pay) or whose model has no price gives no estimate:
+    the calls after it go one at a time until a call with a known cost is seen."""
+    granted, _ = spend.hold(store, "first", cap=1.0, per=FOREVER, timeout=60)
+    assert granted == spend.GRANTED
+    spend.release(store, "first", cost=0.0, priced=True)
+    assert spend.hold(store, "a", cap=1.0, per=FOREVER, timeout=60)[0] == spend.GRANTED
+    assert spend.hold(store, "b", cap=1.0, per=FOREVER, timeout=60)[0] == spend.WAIT  # one in flight, cost unknown
+    spend.release(store, "a", cost=None, priced=False)
+    window = spend.current(store, FOREVER)
+    assert (window.calls, window.unpriced, window.max_call) == (2, 1, None)
+    assert spend.hold(store, "c", cap=1.0, per=FOREVER, timeout=60)[0] == spend.GRANTED
+    assert spend.hold(store, "d", cap=1.0, per=FOREVER, timeout=60)[0] == spend.WAIT
+    spend.release(store, "c", cost=0.01, priced=True)
+    assert spend.hold(store, "e", cap=1.0, per=FOREVER, timeout=60)[0] == spend.GRANTED
+    assert spend.hold(store, "f", cap=1.0, per=FOREVER, timeout=60)[0] == spend.GRANTED  # 0.01 each: room

@@ -96,6 +96,7 @@ def test_a_few_unlucky_runs_do_not_page_anyone(tmp_path):
     (["--window", "soon"], "--window is a length of time such as 30s, 15m, 1h"),
     (["--metric", "polite"], "--metric polite needs --min V or --max V"),
     (["--min", "0.5"], "--min and --max go with --metric NAME"),
+    (["--metric", "pass_rat", "--min", "0.9"], "--metric 'pass_rat' is neither pass_rate"),  # would never alert
 ])
 def test_bad_arguments_are_one_line_and_exit_2(dropping, args, message):
     done = harness_cli("monitor", "--store", str(dropping), *args)

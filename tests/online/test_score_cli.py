@@ -36,6 +36,8 @@ def store(tmp_path):
     (["--once", "--scorer", SCORER, "--since", "last tuesday"], "--since is an ISO date or time"),
     (["--once", "--scorer", SCORER, "--json"], "--json goes with --status"),
     (["--status", "--scorer", SCORER], "--status reads the store"),
+    (["--once", "--scorer", SCORER, "--max-cost", "5", "--scorer-isolation", "process"],
+     "give it with --scorer-isolation thread"),
 ])
 def test_bad_arguments_are_one_line_and_exit_2(store, args, message):
     done = harness_cli("score", "--store", store, *args, env=dict(os.environ, PYTHONPATH=os.getcwd()))

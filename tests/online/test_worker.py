@@ -207,3 +207,29 @@ def test_stopping_hands_runs_in_flight_back_and_counts_them_returned(store):
     later = run_worker(store, [slow])
     assert later.counts.total().scored == 8  # the next worker takes them at once
     assert len(scores(store)) == 8
+
+
+def test_runs_handed_back_on_stop_are_free_at_once_and_their_attempt_not_counted_twice(store):
+    """Stopped mid-batch, a worker hands its runs back: they are no longer its (its heartbeat
+    does not renew them, its close does not hand them back a second time) and each keeps the
+    attempts it had before this worker claimed it."""
+    import threading
+
+    record_runs(store.location, 12)
+    started, release = threading.Event(), threading.Event()
+
+    def slow(run, case):
+        started.set()
+        release.wait(30)
+        return 1.0
+
+    worker = Worker(store, scorers_of([slow]), WorkerSettings(batch=12, concurrency=2))
+    running = threading.Thread(target=worker.run, kwargs={"follow": True})
+    running.start()
+    assert started.wait(30)
+    worker.stop()
+    release.set()
+    running.join(30)
+    assert not running.is_alive()
+    claimed = store._fetchall('SELECT worker, attempts FROM "score_claims" WHERE state = \'claimed\'')
+    assert claimed and all(who == "" and attempts == 0 for who, attempts in claimed)
