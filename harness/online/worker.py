@@ -345,6 +345,10 @@ class Worker:
     def _settle(self, outcomes: list[Outcome], rows: dict[tuple[str, ScorerKey], list[dict[str, Any]]]) -> None:
         def write(held: set[tuple[str, ScorerKey]]) -> None:
             chosen = [row for pair, made in rows.items() if pair in held for row in made]
+            # Read again in the settling transaction: a person's label (or a built-in check) stored
+            # since the batch was judged is never replaced.
+            owned = self._existing([(row["run_id"], row["name"]) for row in chosen])
+            chosen = [row for row in chosen if owned.get(row["row_key"]) not in ("human", "rule")]
             redact_rows(chosen, self.redact)
             self.store.write_scores(chosen, replace=True, passed=run_passed)
 
