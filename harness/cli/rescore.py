@@ -91,12 +91,7 @@ def command(
         f"{f', {summary.failed} could not be made' if summary.failed else ''}; store {harness.store.display}",
         err=False, whole=True)
     print_score_summary(harness.store, ids, only={s.name for s in scorers} if not summary.refused else None)
-    if summary.refused:
-        say(f"harness: not replaced (give --replace): "
-            f"{', '.join(f'{n} on {k} run(s)' for n, k in summary.refused.items())}")
-    if summary.failed:
-        say(f"harness: {summary.errors_line()}; the runs and every other score are stored")
-        raise typer.Exit(1)
+    _refused_and_failed(summary, "run(s)", "the runs")
 
 
 def _threads(harness, scorers, names, experiment, replace, concurrency, limits) -> None:
@@ -121,9 +116,15 @@ def _threads(harness, scorers, names, experiment, replace, concurrency, limits) 
                      if r["thread_id"] is not None and r["scorer"] in {s.spec for s in scorers}]
     print_score_summary(harness.store, list(dict.fromkeys(r["run_id"] for r in thread_scores)),
                         only={r["name"] for r in thread_scores})
+    _refused_and_failed(summary, "thread(s)", "the threads' runs")
+
+
+def _refused_and_failed(summary, units: str, kept: str) -> None:
+    """The lines after a rescore's summary: scores not replaced, and those that could not be
+    made (then exit 1: what was scored stays)."""
     if summary.refused:
         say(f"harness: not replaced (give --replace): "
-            f"{', '.join(f'{n} on {k} thread(s)' for n, k in summary.refused.items())}")
+            f"{', '.join(f'{n} on {k} {units}' for n, k in summary.refused.items())}")
     if summary.failed:
-        say(f"harness: {summary.errors_line()}; the threads' runs and every other score are stored")
+        say(f"harness: {summary.errors_line()}; {kept} and every other score are stored")
         raise typer.Exit(1)
