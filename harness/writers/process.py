@@ -166,11 +166,49 @@ class WriterProcess:
     def sync(self, timeout: float | None = None) -> bool:
         """Return when every record sent so far is written (records handed back to the host
         are queued on their writer's background thread); False when ``timeout`` seconds
-        passed first (a writer process silent for ``STALL_SECONDS`` is given up on)."""
+        passed first (a writer process silent for ``STALL_SECONDS`` is given up on).
+
+        The lock is held only to send the marker and to read answers, never while waiting
+        for them: runs go on being sent meanwhile (an experiment that scores its runs as they
+        are stored waits here for each batch, and its graphs must not wait with it)."""
         with self._lock:
-            done = self._sync_locked(STALL_SECONDS, timeout)
+            if not self.alive:
+                seq = None
+            else:
+                self._seq += 1
+                seq = self._seq
+                self._outbox += FRAME.pack(b"S", seq, 0)
+                self._pump()
+        done = True
+        if seq is not None:
+            done = self._wait_unlocked(lambda: self._synced >= seq, STALL_SECONDS, timeout)
         self._hand_back()
         return done
+
+    def _wait_unlocked(self, done: Callable[[], bool], give_up_after: float, timeout: float | None) -> bool:
+        """:meth:`_wait` taking the lock only to pump: other threads send runs meanwhile (and
+        may read the answer waited for, so the wait between pumps is short)."""
+        started = time.monotonic()
+        with self._lock:
+            self._last_answer = max(self._last_answer, started)
+        while True:
+            with self._lock:
+                self._pump()
+                if not self.alive or done():
+                    return True
+                if timeout is not None and time.monotonic() - started >= timeout:
+                    return False
+                if not self._greeted and time.monotonic() - self._started > START_SECONDS:
+                    self._refuse("it did not start")
+                    continue
+                if time.monotonic() - self._last_answer > give_up_after:
+                    logger.warning("harness writer process stopped answering; writing its runs in the host")
+                    self._proc.kill()
+                    self._ended()
+                    continue
+                writing = [self._to] if self._outbox else []
+            with contextlib.suppress(OSError, ValueError):
+                select.select([self._from], writing, [], 0.01)
 
     def close(self, timeout: float = 30.0) -> None:
         """Let the writer process finish what it has and exit (at interpreter exit)."""

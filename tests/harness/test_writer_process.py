@@ -316,3 +316,33 @@ def test_the_thread_writer_holds_at_most_the_pending_bound_too(tmp_path):
     runner.join(30)
     harness.flush()
     assert [harness.store.count("runs", run_id) for run_id in done] == [1] * 20
+
+
+def test_a_flush_waiting_for_the_writer_process_does_not_hold_back_runs_being_sent(tmp_path, own_writer_process):
+    # An experiment that scores as it goes flushes once a batch: its graphs go on meanwhile.
+    harness = Harness(store=tmp_path / "runs.db")
+    graph = graphs.single_node(lambda state, config: {"log": ["done"]})
+    with harness.run() as run:  # the writer process is started
+        graph.invoke({"log": []}, run.config)
+    harness.flush()
+    process = _writer_process.writer_process()
+    os.kill(process._proc.pid, signal.SIGSTOP)  # it answers nothing until resumed (5 s)
+    resume = threading.Timer(5.0, os.kill, (process._proc.pid, signal.SIGCONT))
+    resume.start()
+    flushed = threading.Event()
+    waiting = threading.Thread(target=lambda: (harness.flush(), flushed.set()))
+    waiting.start()
+    time.sleep(0.3)
+    assert not flushed.is_set()  # the flush waits for the stopped process...
+    started = time.monotonic()
+    for _ in range(5):  # ...while runs are still sent to it, at once
+        with harness.run() as run:
+            graph.invoke({"log": []}, run.config)
+    sent_in = time.monotonic() - started
+    still_waiting = not flushed.is_set()
+    resume.join()
+    assert sent_in < 2.0 and still_waiting
+    waiting.join(30)
+    assert flushed.is_set()
+    harness.flush()
+    assert harness.store.count("runs") == 6 and harness.errors == 0
