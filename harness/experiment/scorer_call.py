@@ -24,6 +24,7 @@ The run and the case a scorer reads are read-only (:mod:`.views`), so they are s
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextvars
 import inspect
 import multiprocessing
@@ -32,6 +33,7 @@ import queue
 import signal
 import sys
 import threading
+import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -42,6 +44,7 @@ from evaluators import NOT_SCORED, ScoreResult, SourcedScore, failed_score, scor
 from ..secrets.redact import Redactor
 from ..tracing.encode import cut
 from .errors import ExperimentError
+from .loop import in_own_loop
 
 #: How scorers are isolated from the experiment.
 ISOLATIONS: tuple[str, ...] = ("thread", "process")
@@ -205,6 +208,14 @@ class _AsyncLane:
         except (TimeoutError, RuntimeError):
             return False
 
+    def responsive_now(self, within: float = 0.5) -> bool:
+        """:meth:`responsive`, from a thread that is not in an event loop."""
+        try:
+            asyncio.run_coroutine_threadsafe(asyncio.sleep(0), self.loop).result(within)
+            return True
+        except Exception:  # noqa: BLE001 - timed out, or the loop is closed
+            return False
+
     def close(self) -> None:
         try:
             self.loop.call_soon_threadsafe(self.loop.stop)
@@ -310,6 +321,7 @@ class ScorerCalls:
         self._slots_loop: asyncio.AbstractEventLoop | None = None
         self._context = _process_context() if self.limits.isolation == "process" else None
         self._running: dict[asyncio.Task[Any], asyncio.AbstractEventLoop] = {}
+        self._batches: set[_Batch] = set()
         self.closed = False
 
     # --- the one call -------------------------------------------------------------------
@@ -345,18 +357,61 @@ class ScorerCalls:
         finally:
             with self._lock:
                 self._running.pop(task, None)
-        directed = getattr(scorer, "directed", None)  # the direction a scorer's attribute declares
-        return [SourcedScore(directed(r) if directed else r, getattr(scorer, "source", "code"), scorer.spec)
-                for r in results]
+        return _sourced(scorer, results)
+
+    def score_all(self, work: Sequence[tuple[Any, Any, Any]], concurrency: int) -> list[list[SourcedScore]]:
+        """``scorer(run, case)`` for each ``(scorer, run, case)`` of ``work``, at most
+        ``concurrency`` at once, under the limits (as :meth:`score`): their scores, in order.
+
+        With thread isolation the calls run on daemon threads that each take the next call
+        when one ends, and this thread only keeps their time (it wakes when a call is due or
+        all are done): a call costs no event-loop round trip, and a late one is abandoned with
+        its thread while the rest go on. Ctrl-C here stops the batch (calls not started are
+        never started) and is raised."""
+        if self.limits.isolation != "thread":
+            return in_own_loop(self._score_all_async(work, concurrency))
+        batch = _Batch(self, work)
+        with self._lock:
+            if self.closed:
+                return [_sourced(s, [failed_score(s.name, NOT_SCORED)]) for s, _, _ in work]
+            self._batches.add(batch)
+        try:
+            batch.run(max(1, concurrency))
+        except BaseException:
+            batch.stop()
+            raise
+        finally:
+            with self._lock:
+                self._batches.discard(batch)
+        return [_sourced(scorer, results) for (scorer, _, _), results in zip(work, batch.results)]
+
+    async def _score_all_async(self, work: Sequence[tuple[Any, Any, Any]],
+                               concurrency: int) -> list[list[SourcedScore]]:
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(scorer: Any, run: Any, case: Any) -> list[SourcedScore]:
+            async with gate:
+                return await self.score(scorer, run, case)
+
+        return list(await asyncio.gather(*(one(*item) for item in work)))
+
+    def _lane_now(self) -> _AsyncLane:
+        with self._lock:
+            if self._lane is None:
+                self._lane = _AsyncLane()
+            return self._lane
+
+    def _lane_blocked(self, lane: _AsyncLane) -> None:
+        """A scorer blocks ``lane``'s loop: the next async calls get a loop of their own."""
+        with self._lock:
+            if self._lane is lane:
+                self._lane = None
 
     def _late(self, scorer: Any, what: str) -> ScoreResult:
         return failed_score(scorer.name, f"TimeoutError: timed out after {seconds(self.limits.timeout)} ({what})")
 
     async def _on_lane(self, scorer: Any, run: Any, case: Any, timeout: float) -> list[ScoreResult]:
-        with self._lock:
-            if self._lane is None:
-                self._lane = _AsyncLane()
-            lane = self._lane
+        lane = self._lane_now()
         call = asyncio.run_coroutine_threadsafe(_async_results(scorer.name, scorer.fn, run, case, self.redact),
                                                 lane.loop)
         try:
@@ -365,9 +420,7 @@ class ScorerCalls:
             call.cancel()
             if await lane.responsive():
                 return [self._late(scorer, "it was cancelled")]
-            with self._lock:  # it blocks its loop: the next calls get a loop of their own
-                if self._lane is lane:
-                    self._lane = None
+            self._lane_blocked(lane)
             return [self._late(scorer, "it blocked its event loop, which was left to finish on its own")]
 
     async def _in_worker(self, scorer: Any, run: Any, case: Any, timeout: float) -> list[ScoreResult]:
@@ -413,6 +466,9 @@ class ScorerCalls:
             workers, self._idle, self._live = list(self._live), [], set()
             lane, self._lane = self._lane, None
             running, self._running = dict(self._running), {}
+            batches, self._batches = list(self._batches), set()
+        for batch in batches:  # each batch ends now: what has not ended is NOT_SCORED
+            batch.stop()
         for task, loop in running.items():  # each call still waiting ends now, its score NOT_SCORED
             try:
                 loop.call_soon_threadsafe(task.cancel)
@@ -429,3 +485,168 @@ class ScorerCalls:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
+
+
+def _sourced(scorer: Any, results: Sequence[ScoreResult]) -> list[SourcedScore]:
+    """A call's results as its scorer's scores (source ``code`` unless it says otherwise), in
+    the direction a scorer's attribute declares."""
+    directed = getattr(scorer, "directed", None)
+    return [SourcedScore(directed(r) if directed else r, getattr(scorer, "source", "code"), scorer.spec)
+            for r in results]
+
+
+class _Runner:
+    """One daemon thread of a batch: the call it runs now (its index in the batch, since when;
+    for an async scorer, its task and the runner's own event loop), how many calls it has
+    ended, and whether the batch gave up on it (its call was late)."""
+
+    __slots__ = ("job", "started", "task", "loop", "ended", "abandoned", "asyncio_runner")
+
+    def __init__(self) -> None:
+        self.job: int | None = None
+        self.started = 0.0
+        self.task: asyncio.Task[Any] | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.ended = 0
+        self.abandoned = False
+        self.asyncio_runner: asyncio.Runner | None = None
+
+
+class _Batch:
+    """Calls of one :meth:`ScorerCalls.score_all` with thread isolation: runners take the next
+    call from a queue and run it to its end (an async scorer on the runner's own event loop);
+    the caller's thread keeps each call's time limit (:meth:`run`)."""
+
+    def __init__(self, calls: ScorerCalls, work: Sequence[tuple[Any, Any, Any]]) -> None:
+        self.calls, self.work = calls, work
+        self.results: list[list[ScoreResult] | None] = [None] * len(work)
+        self.left = len(work)
+        self.queue = collections.deque(range(len(work)))
+        self.runners: list[_Runner] = []
+        self.lock = threading.Lock()
+        self.woken = threading.Event()  # all done, or stopped
+        self.stopped = False
+
+    def run(self, concurrency: int) -> None:
+        timeout = self.calls.limits.timeout
+        for _ in range(min(concurrency, len(self.work))):
+            self._start()
+        while True:
+            late: list[tuple[_Runner, int]] = []
+            with self.lock:
+                if not self.left or self.stopped:
+                    break
+                now, due = time.monotonic(), float("inf")
+                for runner in self.runners:
+                    if runner.job is None or runner.abandoned:
+                        continue
+                    if now - runner.started >= timeout:
+                        runner.abandoned = True
+                        late.append((runner, runner.job))
+                    else:
+                        due = min(due, runner.started + timeout)
+            for runner, job in late:
+                self._give_up(runner, job)
+            if late:
+                continue
+            # (no call under way: a runner is between two calls, or not started yet; look again soon)
+            self.woken.wait(max(0.0, due - time.monotonic()) if due != float("inf") else 0.01)
+        with self.lock:  # stopped: what has not ended is not scored, never a guess
+            self.stopped = True
+            for i, results in enumerate(self.results):
+                if results is None:
+                    self.results[i] = [failed_score(self.work[i][0].name, NOT_SCORED)]
+
+    def stop(self) -> None:
+        """No call is started any more, async calls are cancelled; :meth:`run` ends now."""
+        with self.lock:
+            self.stopped = True
+            running = [runner for runner in self.runners if runner.task is not None]
+        for runner in running:
+            _cancel(runner)
+        self.woken.set()
+
+    def _give_up(self, runner: _Runner, job: int) -> None:
+        """``runner``'s call is late: its score says so, another runner takes its place."""
+        scorer = self.work[job][0]
+        if runner.task is not None:  # an async scorer: cancelled on its loop, unless it blocks it
+            ended = runner.ended
+            _cancel(runner)
+            deadline = time.monotonic() + 0.5
+            while runner.ended == ended and time.monotonic() < deadline:
+                time.sleep(0.005)
+            late = self.calls._late(scorer, "it was cancelled" if runner.ended != ended else
+                                    "it blocked its event loop, which was left to finish on its own")
+        else:
+            late = self.calls._late(scorer, "its thread was left to finish on its own")
+        self._settle(job, [late])
+        with self.lock:
+            more = bool(self.queue) and not self.stopped
+            self.runners.remove(runner)
+        if more:
+            self._start()
+
+    def _settle(self, job: int, results: list[ScoreResult]) -> None:
+        with self.lock:
+            if self.results[job] is None:
+                self.results[job] = results
+                self.left -= 1
+                if not self.left:
+                    self.woken.set()
+
+    def _start(self) -> None:
+        runner = _Runner()
+        with self.lock:
+            self.runners.append(runner)
+        _threads.run(lambda: self._serve(runner))
+
+    def _serve(self, runner: _Runner) -> None:
+        try:
+            while True:
+                with self.lock:
+                    if runner.abandoned or self.stopped or not self.queue:
+                        runner.job = None
+                        return
+                    job = runner.job = self.queue.popleft()
+                    runner.started = time.monotonic()
+                scorer, run, case = self.work[job]
+                try:
+                    results = self._call(runner, scorer, run, case)
+                except BaseException as exc:  # noqa: BLE001 - a failure of the calling itself is the score's error too
+                    results = bounded([failed_score(scorer.name, exc)], self.calls.redact)
+                with self.lock:
+                    runner.task = None
+                    runner.ended += 1
+                    if runner.abandoned:  # late: its score is given already
+                        return
+                self._settle(job, results)
+        finally:
+            if runner.asyncio_runner is not None:
+                runner.asyncio_runner.close()
+
+    def _call(self, runner: _Runner, scorer: Any, run: Any, case: Any) -> list[ScoreResult]:
+        redact = self.calls.redact
+        if not _is_async(scorer.fn):
+            return contextvars.Context().run(_results_of, scorer.name, scorer.fn, run, case, redact)
+
+        async def call() -> list[ScoreResult]:
+            with self.lock:
+                runner.task, runner.loop = asyncio.current_task(), asyncio.get_running_loop()
+                given_up = runner.abandoned or self.stopped
+            if given_up:
+                return [failed_score(scorer.name, NOT_SCORED)]
+            return await _async_results(scorer.name, scorer.fn, run, case, redact)
+
+        if runner.asyncio_runner is None:
+            runner.asyncio_runner = asyncio.Runner()
+        return runner.asyncio_runner.run(call(), context=contextvars.Context())
+
+
+def _cancel(runner: _Runner) -> None:
+    """Cancel the async call ``runner`` waits for, on its loop."""
+    task, loop = runner.task, runner.loop
+    if task is not None and loop is not None:
+        try:
+            loop.call_soon_threadsafe(task.cancel)
+        except RuntimeError:  # its loop has ended
+            pass

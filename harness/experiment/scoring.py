@@ -12,7 +12,6 @@ a time (memory stays flat however many runs there are); their scores and the run
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import importlib
 import sys
@@ -32,6 +31,7 @@ from evaluators import (
     run_passed,
 )
 
+from ..schema import sheet as sheet_named
 from ..store import StoreBusy
 from ..tracing.record import now_iso, score_key, score_row
 from ..secrets.names import UnsafeName, check_name
@@ -40,11 +40,10 @@ from ..tracing.rows import redact_rows
 from .answer import answer_of
 from .dataset import Case
 from .errors import ExperimentError
-from .loop import in_own_loop
 from .scorer_call import ScorerCalls, ScorerLimits
 from .selection import RunSelection
 from .versions import scorer_version
-from .views import read_only
+from .views import read_only, read_only_json
 
 #: Runs read, scored and written at a time.
 BATCH_RUNS = 200
@@ -226,8 +225,8 @@ def snapshots(store: Any, run_ids: Sequence[str]) -> Iterator[tuple[RunSnapshot,
     """Each run of ``run_ids`` the store has, with its case, in that order, read a batch at a time."""
     for start in range(0, len(run_ids), BATCH_RUNS):
         chunk = list(run_ids[start:start + BATCH_RUNS])
-        runs = {r["run_id"]: r for r in store.rows("runs", chunk, columns=_RUN_COLUMNS)}
-        tools = _grouped(store.rows("tool_calls", chunk, columns=_TOOL_COLUMNS))
+        runs = {r["run_id"]: r for r in _read_only_rows(store, "runs", chunk, _RUN_COLUMNS)}
+        tools = _grouped(_read_only_rows(store, "tool_calls", chunk, _TOOL_COLUMNS))
         llm = _grouped(store.rows("llm_calls", chunk, columns=_LLM_COLUMNS))
         events = _grouped(store.rows("langgraph_events", chunk, columns=_EVENT_COLUMNS, where={"event_kind": "node"}))
         for run_id in chunk:
@@ -235,6 +234,16 @@ def snapshots(store: Any, run_ids: Sequence[str]) -> Iterator[tuple[RunSnapshot,
             if run is not None:
                 case = case_of(run)
                 yield _snapshot(run, case, tools.get(run_id, []), llm.get(run_id, []), events.get(run_id, [])), case
+
+
+def _read_only_rows(store: Any, sheet: str, run_ids: Sequence[str], columns: Sequence[str]) -> Iterator[dict[str, Any]]:
+    """Rows of ``sheet`` with their JSON cells as read-only data (:func:`.views.read_only_json`)."""
+    s = sheet_named(sheet)
+    json_columns = [name for name in columns if s.column(name).kind == "json"]
+    for row in store.rows(sheet, run_ids, columns=columns, decode_json=False):
+        for name in json_columns:
+            row[name] = read_only_json(row[name])
+        yield row
 
 
 def _grouped(rows: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -296,21 +305,13 @@ class Interrupted(KeyboardInterrupt):
     """Ctrl-C while scoring: what is stored stays; the text says what was not scored."""
 
 
-def _run_scorers(pairs: list[tuple[RunSnapshot, Case]], scorers: Sequence[Scorer], concurrency: int,
+def _run_scorers(pairs: list[tuple[Any, Any]], scorers: Sequence[Scorer], concurrency: int,
                  calls: ScorerCalls) -> list[list[tuple[Scorer, list[SourcedScore]]]]:
-    async def main() -> list[list[tuple[Scorer, list[SourcedScore]]]]:
-        gate = asyncio.Semaphore(concurrency)
-
-        async def one(run: RunSnapshot, case: Case) -> list[tuple[Scorer, list[SourcedScore]]]:
-            out = []
-            for scorer in scorers:
-                async with gate:
-                    out.append((scorer, await calls.score(scorer, run, case)))
-            return out
-
-        return await asyncio.gather(*(one(run, case) for run, case in pairs))
-
-    return in_own_loop(main())
+    # Scorer by scorer (each on every run): the calls of a quick scorer are not queued behind
+    # a slow or hung one's (as when each run asked for its next scorer when one ended).
+    work = [(scorer, run, case) for scorer in scorers for run, case in pairs]
+    scored = calls.score_all(work, concurrency)
+    return [[(scorer, scored[j * len(pairs) + i]) for j, scorer in enumerate(scorers)] for i in range(len(pairs))]
 
 
 def call_scorers(pairs: list[tuple[Any, Any]], scorers: Sequence[Scorer], concurrency: int,

@@ -9,6 +9,7 @@ next one reads. These types are still ``dict`` and ``list`` (``json.dumps``, ``=
 
 from __future__ import annotations
 
+import json
 from typing import Any, NoReturn
 
 
@@ -67,4 +68,36 @@ def read_only(value: Any) -> Any:
         return ReadOnlyList(read_only(v) for v in value)
     if isinstance(value, tuple):
         return tuple(read_only(v) for v in value)
+    return value
+
+
+_read_only_decoder = json.JSONDecoder(object_pairs_hook=ReadOnlyDict)
+
+
+def read_only_json(text: Any) -> Any:
+    """A stored JSON cell as :func:`read_only` data, its objects decoded straight into
+    read-only dicts (no copy of what was just decoded); a text that is not JSON (a cell that
+    was cut) as it is, and a value that is not text as :func:`read_only` makes it."""
+    if not isinstance(text, str):
+        return read_only(text)
+    try:
+        value = _read_only_decoder.decode(text)
+    except ValueError:
+        return text
+    return _lists_read_only(value)
+
+
+def _lists_read_only(value: Any) -> Any:
+    """``value`` (decoded with read-only dicts) with its lists read-only too."""
+    t = type(value)
+    if t is ReadOnlyDict:
+        for key, item in value.items():
+            u = type(item)
+            if u is list:
+                dict.__setitem__(value, key, _lists_read_only(item))
+            elif u is ReadOnlyDict:
+                _lists_read_only(item)
+        return value
+    if t is list:
+        return ReadOnlyList([_lists_read_only(item) if type(item) in (list, ReadOnlyDict) else item for item in value])
     return value

@@ -602,14 +602,14 @@ class Store:
                f"ORDER BY _seq {'DESC' if newest_first else 'ASC'} LIMIT {mark}")
         last = (1 << 63) - 1 if newest_first else 0
         left = limit if limit is not None else None
+        json_names = [n for n, k in zip(names, kinds) if k == "json"] if decode_json else []
         while left is None or left > 0:
             size = PAGE_ROWS if left is None else min(PAGE_ROWS, left)
             page = self._fetchall(sql, (last, *params, size))
             for record in page:
-                row = {
-                    n: (decode(k, v) if decode_json else v)
-                    for n, k, v in zip(names, kinds, record[2:])
-                }
+                row = dict(zip(names, record[2:]))
+                for n in json_names:
+                    row[n] = decode("json", row[n])
                 if with_keys:
                     row[ROW_KEY] = record[1]
                 yield row
