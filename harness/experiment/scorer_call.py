@@ -1,7 +1,8 @@
 """One call of a user's scorer on one (run, case): a time limit, isolation, bounded results.
 
-Every scorer call goes through :meth:`ScorerCalls.score` (an experiment's scorers, ``rescore``),
-so whatever a scorer does, it gives scores, never a stopped, hung or corrupted experiment:
+Every scorer call goes through :meth:`ScorerCalls.score_all` (a batch: an experiment's
+scorers, ``rescore``) or :meth:`ScorerCalls.score` (one call: online scoring), so whatever a
+scorer does, it gives scores, never a stopped, hung or corrupted experiment:
 
 - **Time limit** (``timeout``, default 60 s): past it the call is an error score ("timed out
   after 60 s") and the experiment goes on. A sync scorer runs on a daemon thread (one kept
@@ -208,14 +209,6 @@ class _AsyncLane:
         except (TimeoutError, RuntimeError):
             return False
 
-    def responsive_now(self, within: float = 0.5) -> bool:
-        """:meth:`responsive`, from a thread that is not in an event loop."""
-        try:
-            asyncio.run_coroutine_threadsafe(asyncio.sleep(0), self.loop).result(within)
-            return True
-        except Exception:  # noqa: BLE001 - timed out, or the loop is closed
-            return False
-
     def close(self) -> None:
         try:
             self.loop.call_soon_threadsafe(self.loop.stop)
@@ -395,23 +388,14 @@ class ScorerCalls:
 
         return list(await asyncio.gather(*(one(*item) for item in work)))
 
-    def _lane_now(self) -> _AsyncLane:
-        with self._lock:
-            if self._lane is None:
-                self._lane = _AsyncLane()
-            return self._lane
-
-    def _lane_blocked(self, lane: _AsyncLane) -> None:
-        """A scorer blocks ``lane``'s loop: the next async calls get a loop of their own."""
-        with self._lock:
-            if self._lane is lane:
-                self._lane = None
-
     def _late(self, scorer: Any, what: str) -> ScoreResult:
         return failed_score(scorer.name, f"TimeoutError: timed out after {seconds(self.limits.timeout)} ({what})")
 
     async def _on_lane(self, scorer: Any, run: Any, case: Any, timeout: float) -> list[ScoreResult]:
-        lane = self._lane_now()
+        with self._lock:
+            if self._lane is None:
+                self._lane = _AsyncLane()
+            lane = self._lane
         call = asyncio.run_coroutine_threadsafe(_async_results(scorer.name, scorer.fn, run, case, self.redact),
                                                 lane.loop)
         try:
@@ -420,7 +404,9 @@ class ScorerCalls:
             call.cancel()
             if await lane.responsive():
                 return [self._late(scorer, "it was cancelled")]
-            self._lane_blocked(lane)
+            with self._lock:  # it blocks its loop: the next calls get a loop of their own
+                if self._lane is lane:
+                    self._lane = None
             return [self._late(scorer, "it blocked its event loop, which was left to finish on its own")]
 
     async def _in_worker(self, scorer: Any, run: Any, case: Any, timeout: float) -> list[ScoreResult]:
