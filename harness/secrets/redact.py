@@ -217,11 +217,22 @@ class Redactor:
             yield start, text[start:start + CHUNK_CHARS + self._overlap]
 
     def _applicable(self, text: str) -> list[int]:
-        """The rules worth running on ``text``, in table order."""
+        """The rules worth running on ``text``, in table order: those without needles, those
+        whose needle is there, but for a rule with a reach, only when it matches near one of
+        its needles (a keyword such as ``key`` is in most prose; the rule's pattern run over
+        the whole text would cost a hundred times the scan)."""
         found = set(self._always)
-        for _, window in self._windows(text):
-            present = {needle for needle, _, _ in self._find(window.casefold())}
-            found.update(*(self._rules_of[needle] for needle in present))
+        for offset, window in self._windows(text):
+            folded = window.casefold()
+            aligned = len(folded) == len(window)  # (see _found)
+            rules, starts = self._needles(folded)
+            for i in rules - found:
+                rule = self._rules[i][0]
+                if rule.reach is not None and aligned and i in starts:
+                    near = starts[i] if offset == 0 else [offset + start for start in starts[i]]
+                    if not _matches_near(rule.pattern, text, near, rule.reach):
+                        continue
+                found.add(i)
         return sorted(found)
 
     def __call__(self, text: str) -> str:

@@ -234,3 +234,30 @@ def test_a_key_split_over_two_messages_is_stored_as_no_fragment(tmp_path):
     for text in (call["prompt"], prompt["user_prompt"]):
         assert key[3:14] not in text and key[14:30] not in text, text
         assert text.count(REDACTED) == 2 and "please keep it" in text
+
+
+def _prose(chars: int) -> str:
+    """Text full of the keyword rule's needles (key, token, secret...) and no secret."""
+    words = ("the", "key", "point", "is", "a", "token", "of", "trust", "secret", "handshake", "and", "auth", "flow")
+    out, i = [], 0
+    while sum(map(len, out)) + len(out) < chars:
+        out.append(words[i % len(words)])
+        i += 7
+    return " ".join(out)[:chars]
+
+
+@pytest.mark.parametrize("where", [0, 65_530, 150_000, -1])  # start, across a chunk's edge, middle, end
+def test_a_keyword_secret_in_long_prose_full_of_keywords_is_redacted_wherever_it_is(where):
+    # Rules with a keyword are run where their keyword is; prose full of keywords and no
+    # secret costs one scan, and a secret among them is still found.
+    from harness.secrets.redact import Redactor
+
+    redact = Redactor(environ={})
+    prose = _prose(200_000)
+    assert redact(prose) == prose  # nothing in it is a secret
+    secret = "password: hunter2-correct-horse"
+    at = len(prose) if where == -1 else where
+    text = prose[:at] + " " + secret + " " + prose[at:]
+    scrubbed = redact(text)
+    assert "hunter2" not in scrubbed and REDACTED in scrubbed
+    assert redact.finds_any([text]) and not redact.finds_any([prose])
