@@ -332,15 +332,34 @@ class Redactor:
 
 def _matches_near(pattern: re.Pattern[str], text: str, needles: Sequence[int], reach: int) -> bool:
     """Whether ``pattern`` matches ``text`` starting at most ``reach`` characters before one
-    of the ``needles`` (their start positions): where a rule with a reach can match at all."""
-    tried: set[int] = set()
-    for start in needles:
-        for position in range(max(0, start - reach), start + 1):
-            if position not in tried:
-                tried.add(position)
-                if pattern.match(text, position) is not None:
-                    return True
+    of the ``needles`` (their start positions): where a rule with a reach can match at all.
+
+    Each needle is one call of :func:`_near` (the places before it tried by the regex engine,
+    not one call each); places already tried for an earlier needle are not tried again. A
+    match found a little past a needle is a match of the rule all the same."""
+    near = _near(pattern, reach)
+    if near is None:  # (a pattern that cannot be wrapped: each place tried on its own)
+        return any(pattern.match(text, position) is not None
+                   for position in sorted({p for start in needles for p in range(max(0, start - reach), start + 1)}))
+    tried = -1  # every place up to here was tried
+    for start in sorted(needles):
+        if start <= tried:
+            continue
+        lo = max(0, start - reach, tried + 1)
+        if near.match(text, lo) is not None:
+            return True
+        tried = lo + reach
     return False
+
+
+@functools.lru_cache(maxsize=256)
+def _near(pattern: re.Pattern[str], reach: int) -> re.Pattern[str] | None:
+    """``pattern`` matching anywhere in the ``reach`` + 1 places from where it is tried (its
+    places tried in that order, by the engine): None when the pattern cannot be wrapped."""
+    try:
+        return re.compile(f"(?s:.{{0,{reach}}}?)(?:{pattern.pattern})", pattern.flags)
+    except re.error:
+        return None
 
 
 def _applied(function: Callable[[str], str], text: str) -> str:

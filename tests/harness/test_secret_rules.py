@@ -351,3 +351,27 @@ def test_the_path_of_a_google_key_file_is_not_a_secret():
 
     assert secret_values({"GOOGLE_APPLICATION_CREDENTIALS": "/home/me/keys/service-account.json",
                           "MY_CREDENTIALS": "a-real-secret-value"}) == ["a-real-secret-value"]
+
+
+_PIECES = ["key", "api_key", "token", "total_tokens", "secret", "password", "auth", "subscription_key", ":", "=",
+           "=>", " ", "\t", '"', "'", "\\\"", "%3A", "abc123", "true", "x" * 9, "\n", "sk", "-", "_"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40))
+def test_looking_near_keywords_finds_every_match_that_starts_near_one_and_only_real_matches(pieces):
+    # The keyword rule is run where it matches near a keyword: checked against trying every
+    # place in reach of every keyword one by one.
+    from harness.secrets.redact import Redactor, _matches_near
+
+    redactor = Redactor(environ={})
+    (index,) = [i for i, (rule, _) in enumerate(redactor._rules) if rule.name == "secret-key-value"]
+    rule = redactor._rules[index][0]
+    text = "".join(pieces)
+    _, starts = redactor._needles(text.casefold())
+    needles = starts.get(index, [])
+    one_by_one = any(rule.pattern.match(text, p) is not None
+                     for start in needles for p in range(max(0, start - rule.reach), start + 1))
+    found = _matches_near(rule.pattern, text, needles, rule.reach)
+    assert found >= one_by_one  # nothing in reach is missed
+    assert not found or rule.pattern.search(text) is not None  # and what is found is a match
