@@ -1,8 +1,9 @@
 """One call of a user's scorer on one (run, case): a time limit, isolation, bounded results.
 
-Every scorer call goes through :meth:`ScorerCalls.score_all` (a batch: an experiment's
-scorers, ``rescore``) or :meth:`ScorerCalls.score` (one call: online scoring), so whatever a
-scorer does, it gives scores, never a stopped, hung or corrupted experiment:
+Every scorer call goes through :meth:`ScorerCalls.score_all` (a batch of calls on threads: an
+experiment's scorers, ``rescore``) or :meth:`ScorerCalls.score` (one call: worker processes,
+online scoring), so whatever a scorer does, it gives scores, never a stopped, hung or
+corrupted experiment:
 
 - **Time limit** (``timeout``, default 60 s): past it the call is an error score ("timed out
   after 60 s") and the experiment goes on. A sync scorer runs on a daemon thread (one kept
@@ -45,7 +46,6 @@ from evaluators import NOT_SCORED, ScoreResult, SourcedScore, failed_score, scor
 from ..secrets.redact import Redactor
 from ..tracing.encode import cut
 from .errors import ExperimentError
-from .loop import in_own_loop
 
 #: How scorers are isolated from the experiment.
 ISOLATIONS: tuple[str, ...] = ("thread", "process")
@@ -362,7 +362,7 @@ class ScorerCalls:
         its thread while the rest go on. Ctrl-C here stops the batch (calls not started are
         never started) and is raised."""
         if self.limits.isolation != "thread":
-            return in_own_loop(self._score_all_async(work, concurrency))
+            raise ExperimentError("score_all calls scorers on threads: with process isolation, call score")
         batch = _Batch(self, work)
         with self._lock:
             if self.closed:
@@ -377,16 +377,6 @@ class ScorerCalls:
             with self._lock:
                 self._batches.discard(batch)
         return [_sourced(scorer, results) for (scorer, _, _), results in zip(work, batch.results)]
-
-    async def _score_all_async(self, work: Sequence[tuple[Any, Any, Any]],
-                               concurrency: int) -> list[list[SourcedScore]]:
-        gate = asyncio.Semaphore(concurrency)
-
-        async def one(scorer: Any, run: Any, case: Any) -> list[SourcedScore]:
-            async with gate:
-                return await self.score(scorer, run, case)
-
-        return list(await asyncio.gather(*(one(*item) for item in work)))
 
     def _late(self, scorer: Any, what: str) -> ScoreResult:
         return failed_score(scorer.name, f"TimeoutError: timed out after {seconds(self.limits.timeout)} ({what})")

@@ -12,6 +12,7 @@ a time (memory stays flat however many runs there are); their scores and the run
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import importlib
 import sys
@@ -43,6 +44,7 @@ from .errors import ExperimentError
 from .scorer_call import ScorerCalls, ScorerLimits
 from .selection import RunSelection
 from .versions import scorer_version
+from .loop import in_own_loop
 from .views import read_only, read_only_json
 
 #: Runs read, scored and written at a time.
@@ -307,11 +309,27 @@ class Interrupted(KeyboardInterrupt):
 
 def _run_scorers(pairs: list[tuple[Any, Any]], scorers: Sequence[Scorer], concurrency: int,
                  calls: ScorerCalls) -> list[list[tuple[Scorer, list[SourcedScore]]]]:
-    # Scorer by scorer (each on every run): the calls of a quick scorer are not queued behind
-    # a slow or hung one's (as when each run asked for its next scorer when one ended).
-    work = [(scorer, run, case) for scorer in scorers for run, case in pairs]
-    scored = calls.score_all(work, concurrency)
-    return [[(scorer, scored[j * len(pairs) + i]) for j, scorer in enumerate(scorers)] for i in range(len(pairs))]
+    if calls.limits.isolation == "thread":
+        # Scorer by scorer (each on every run): the calls of a quick scorer are not queued
+        # behind a slow or hung one's (as when each run asks for its next scorer when one ends).
+        work = [(scorer, run, case) for scorer in scorers for run, case in pairs]
+        scored = calls.score_all(work, concurrency)
+        return [[(scorer, scored[j * len(pairs) + i]) for j, scorer in enumerate(scorers)]
+                for i in range(len(pairs))]
+
+    async def main() -> list[list[tuple[Scorer, list[SourcedScore]]]]:  # each call in a worker process
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(run: Any, case: Any) -> list[tuple[Scorer, list[SourcedScore]]]:
+            out = []
+            for scorer in scorers:
+                async with gate:
+                    out.append((scorer, await calls.score(scorer, run, case)))
+            return out
+
+        return await asyncio.gather(*(one(run, case) for run, case in pairs))
+
+    return in_own_loop(main())
 
 
 def call_scorers(pairs: list[tuple[Any, Any]], scorers: Sequence[Scorer], concurrency: int,

@@ -88,7 +88,7 @@ def assert_kept(project: Path, experiment: str, bad: str, error: str, *, errored
     assert [(r["value"], r["passed"], r["error"]) for r in scores["good"]] == [(1.0, 1, None)] * 6
     failed = [r for r in scores[bad] if r["error"]]
     assert len(failed) == errored, scores[bad]
-    assert all(r["value"] is None and r["passed"] is None and error in r["error"] for r in failed), failed
+    assert all(r["value"] is None and r["passed"] is None and error in r["error"] for r in failed), [r["error"] for r in failed]
     assert passes.count(None) == errored and passes.count(1) == 6 - errored
     return scores
 
