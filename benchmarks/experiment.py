@@ -176,8 +176,12 @@ def main() -> None:
         print(f"  concurrency {concurrency}: {label} {b:.3f} s, experiment {e:.3f} s, "
               f"experiment/bare {e / b:.3f}")
     e, s = statistics.median(times["experiment-8"]), statistics.median(times["scored-8"])
+    # Each round's scored experiment ran right after its unscored one: their ratio, round by
+    # round, shows how far the machine's own drift moves the figure.
+    paired = sorted(a / b for a, b in zip(times["scored-8"], times["experiment-8"]))
     print(f"  concurrency 8 with {len(SCORERS)} cheap scorers: {s:.3f} s, scored/unscored {s / e:.3f} "
-          f"(target <= 1.05; each call time-limited, in a thread)")
+          f"(target <= 1.05; each call time-limited, in a thread); round by round "
+          f"{paired[0]:.3f}-{paired[-1]:.3f}, median {statistics.median(paired):.3f}")
     i = statistics.median(times["isolated-8"])
     print(f"  the same, --scorer-isolation process: {i:.3f} s, scored/unscored {i / e:.3f}")
     thread, process, n = per_score
