@@ -172,43 +172,11 @@ class WriterProcess:
         for them: runs go on being sent meanwhile (an experiment that scores its runs as they
         are stored waits here for each batch, and its graphs must not wait with it)."""
         with self._lock:
-            if not self.alive:
-                seq = None
-            else:
-                self._seq += 1
-                seq = self._seq
-                self._outbox += FRAME.pack(b"S", seq, 0)
-                self._pump()
-        done = True
-        if seq is not None:
-            done = self._wait_unlocked(lambda: self._synced >= seq, STALL_SECONDS, timeout)
+            seq = self._mark()
+        # (other threads may read the answer waited for: the wait between two looks is short)
+        done = seq is None or self._wait(lambda: self._synced >= seq, timeout=timeout, poll=0.01)
         self._hand_back()
         return done
-
-    def _wait_unlocked(self, done: Callable[[], bool], give_up_after: float, timeout: float | None) -> bool:
-        """:meth:`_wait` taking the lock only to pump: other threads send runs meanwhile (and
-        may read the answer waited for, so the wait between pumps is short)."""
-        started = time.monotonic()
-        with self._lock:
-            self._last_answer = max(self._last_answer, started)
-        while True:
-            with self._lock:
-                self._pump()
-                if not self.alive or done():
-                    return True
-                if timeout is not None and time.monotonic() - started >= timeout:
-                    return False
-                if not self._greeted and time.monotonic() - self._started > START_SECONDS:
-                    self._refuse("it did not start")
-                    continue
-                if time.monotonic() - self._last_answer > give_up_after:
-                    logger.warning("harness writer process stopped answering; writing its runs in the host")
-                    self._proc.kill()
-                    self._ended()
-                    continue
-                writing = [self._to] if self._outbox else []
-            with contextlib.suppress(OSError, ValueError):
-                select.select([self._from], writing, [], 0.01)
 
     def close(self, timeout: float = 30.0) -> None:
         """Let the writer process finish what it has and exit (at interpreter exit)."""
@@ -232,12 +200,16 @@ class WriterProcess:
     def _sync_locked(self, give_up_after: float, timeout: float | None = None) -> bool:
         """Send a sync marker and wait for its answer (nothing to do once the process ended);
         False when ``timeout`` seconds passed first."""
+        seq = self._mark()
+        return seq is None or self._wait(lambda: self._synced >= seq, give_up_after=give_up_after, timeout=timeout)
+
+    def _mark(self) -> int | None:
+        """Queue a sync marker; its number, or None once the process has ended."""
         if not self.alive:
-            return True
+            return None
         self._seq += 1
-        seq = self._seq
-        self._outbox += FRAME.pack(b"S", seq, 0)
-        return self._wait(lambda: self._synced >= seq, give_up_after=give_up_after, timeout=timeout)
+        self._outbox += FRAME.pack(b"S", self._seq, 0)
+        return self._seq
 
     def _pump(self) -> None:
         """Write what the pipe takes; read and act on the answers that have arrived."""
@@ -300,24 +272,32 @@ class WriterProcess:
         self._ended()
 
     def _wait(self, done: Callable[[], bool], give_up_after: float = STALL_SECONDS,
-              timeout: float | None = None) -> bool:
-        """Pump until ``done()``; False when ``timeout`` seconds passed first."""
-        self._last_answer = started = time.monotonic()
-        while self.alive and not done():
-            self._pump()
-            if not self.alive or done():
-                return True
-            if timeout is not None and time.monotonic() - started >= timeout:
-                return False
+              timeout: float | None = None, poll: float = 0.5) -> bool:
+        """Pump until ``done()``; False when ``timeout`` seconds passed first. The lock (it is
+        re-entrant) is taken to pump and look, and let go between two looks (at most ``poll``
+        seconds apart) unless the caller holds it."""
+        started = time.monotonic()
+        with self._lock:
+            self._last_answer = started
+        while True:
+            with self._lock:
+                if self.alive and not done():
+                    self._pump()
+                if not self.alive or done():
+                    return True
+                if timeout is not None and time.monotonic() - started >= timeout:
+                    return False
+                if not self._greeted and time.monotonic() - self._started > START_SECONDS:
+                    self._refuse("it did not start")
+                    continue
+                if time.monotonic() - self._last_answer > give_up_after:
+                    logger.warning("harness writer process stopped answering; writing its runs in the host")
+                    self._proc.kill()
+                    self._ended()
+                    continue
+                writing = [self._to] if self._outbox else []
             with contextlib.suppress(OSError, ValueError):
-                select.select([self._from], [self._to] if self._outbox else [], [], 0.5)
-            if not self._greeted and time.monotonic() - self._started > START_SECONDS:
-                self._refuse("it did not start")
-            elif time.monotonic() - self._last_answer > give_up_after:
-                logger.warning("harness writer process stopped answering; writing its runs in the host")
-                self._proc.kill()
-                self._ended()
-        return True
+                select.select([self._from], writing, [], poll)
 
     def _ended(self) -> None:
         """The writer process is gone: everything it held is written in the host instead."""
