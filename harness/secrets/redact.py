@@ -216,23 +216,36 @@ class Redactor:
         for start in range(0, len(text), CHUNK_CHARS):
             yield start, text[start:start + CHUNK_CHARS + self._overlap]
 
+    def _scanned(self, text: str) -> Iterator[tuple[int, bool, set[int], dict[int, list[int]]]]:
+        """``text`` a chunk at a time (:meth:`_windows`): (its offset, whether its needles'
+        places are the text's, the rules with a needle in it, where those with a reach start)."""
+        for offset, window in self._windows(text):
+            folded = window.casefold()
+            # Case folding never shortens a character: equal lengths mean a needle's place in
+            # the folded copy is its place in the text.
+            yield (offset, len(folded) == len(window), *self._needles(folded))
+
+    def _near_needles(self, i: int, text: str, offset: int, aligned: bool,
+                      starts: Mapping[int, list[int]]) -> bool | None:
+        """Whether rule ``i`` matches ``text`` near one of its needles in a chunk
+        (:meth:`_scanned`); None when that cannot say (a rule without a reach, or needles
+        whose places are not known): only the pattern over the whole text can."""
+        rule = self._rules[i][0]
+        if rule.reach is None or not aligned or i not in starts:
+            return None
+        near = starts[i] if offset == 0 else [offset + start for start in starts[i]]
+        return _matches_near(rule.pattern, text, near, rule.reach)
+
     def _applicable(self, text: str) -> list[int]:
         """The rules worth running on ``text``, in table order: those without needles, those
         whose needle is there, but for a rule with a reach, only when it matches near one of
         its needles (a keyword such as ``key`` is in most prose; the rule's pattern run over
         the whole text would cost a hundred times the scan)."""
         found = set(self._always)
-        for offset, window in self._windows(text):
-            folded = window.casefold()
-            aligned = len(folded) == len(window)  # (see _found)
-            rules, starts = self._needles(folded)
+        for offset, aligned, rules, starts in self._scanned(text):
             for i in rules - found:
-                rule = self._rules[i][0]
-                if rule.reach is not None and aligned and i in starts:
-                    near = starts[i] if offset == 0 else [offset + start for start in starts[i]]
-                    if not _matches_near(rule.pattern, text, near, rule.reach):
-                        continue
-                found.add(i)
+                if self._near_needles(i, text, offset, aligned, starts) is not False:
+                    found.add(i)
         return sorted(found)
 
     def __call__(self, text: str) -> str:
@@ -286,21 +299,14 @@ class Redactor:
     def _found(self, text: str) -> bool:
         """Whether a rule matches ``text`` (its needles looked for a chunk at a time)."""
         searched: set[int] = set()
-        for offset, window in self._windows(text):
-            folded = window.casefold()
-            # Case folding never shortens a character: equal lengths mean a needle's place in
-            # the folded copy is its place in the text.
-            aligned = len(folded) == len(window)
-            rules, starts = self._needles(folded)
+        for offset, aligned, rules, starts in self._scanned(text):
             for i in sorted(rules.union(self._always)):
-                rule = self._rules[i][0]
-                if rule.reach is not None and aligned and i in starts:
-                    near = starts[i] if offset == 0 else [offset + start for start in starts[i]]
-                    if _matches_near(rule.pattern, text, near, rule.reach):
-                        return True
-                elif i not in searched:
+                near = self._near_needles(i, text, offset, aligned, starts)
+                if near:
+                    return True
+                if near is None and i not in searched:
                     searched.add(i)
-                    if rule.pattern.search(text) is not None:
+                    if self._rules[i][0].pattern.search(text) is not None:
                         return True
         return False
 
