@@ -41,10 +41,10 @@ from ..tracing.rows import redact_rows
 from .answer import answer_of
 from .dataset import Case
 from .errors import ExperimentError
+from .loop import in_own_loop
 from .scorer_call import ScorerCalls, ScorerLimits
 from .selection import RunSelection
 from .versions import scorer_version
-from .loop import in_own_loop
 from .views import read_only, read_only_json
 
 #: Runs read, scored and written at a time.

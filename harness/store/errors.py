@@ -39,5 +39,7 @@ def one_named(given: str, found: list[str], error: type[LookupError], *, kind: s
         raise error(f"{kind} id {start} {given!r} is ambiguous: {found[0]}, {found[1]}"
                     f"{', ...' if len(found) > 2 else ''} start with it; give more characters")
     return found[0]
+
+
 class StoreBusy(StoreError):
     """What :meth:`Store.exclusive` was asked to hold is held by another process or task."""
