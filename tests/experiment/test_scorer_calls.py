@@ -8,6 +8,7 @@ import time
 
 from evaluators import NOT_SCORED
 
+from harness.experiment import scorer_call
 from harness.experiment.scorer_call import ScorerCalls, ScorerLimits
 from harness.experiment.scoring import Scorer
 
@@ -102,3 +103,31 @@ def test_closing_the_session_ends_a_batch_at_once_and_what_did_not_end_is_not_sc
     assert time.monotonic() - started < 5
     assert {x[0].result.error for x in scored} == {NOT_SCORED}
     assert calls.score_all([(s, 0, None)], 1)[0][0].result.error == NOT_SCORED  # and so is any later call
+
+
+def test_quick_calls_share_a_runner_and_slow_ones_bring_more_up_to_the_concurrency(monkeypatch):
+    started, lock, used = [0], threading.Lock(), set()
+    start = scorer_call._Batch._start
+
+    def counted(self):
+        started[0] += 1
+        start(self)
+
+    monkeypatch.setattr(scorer_call._Batch, "_start", counted)
+
+    def slow(run, case):
+        time.sleep(0.05)
+        with lock:
+            used.add(threading.get_ident())
+        return 1.0
+
+    q, s = scorer(quick), scorer(slow)
+    with ScorerCalls([q, s], ScorerLimits(timeout=5)) as calls:
+        calls.score_all([(q, i, None) for i in range(300)], 8)
+        quick_runners, started[0] = started[0], 0
+        begun = time.monotonic()
+        calls.score_all([(s, i, None) for i in range(16)], 8)
+    # threads that would only take turns holding the GIL are not started for quick calls
+    assert quick_runners <= 3
+    assert started[0] == len(used) == 8
+    assert time.monotonic() - begun < 16 * 0.05 / 2  # the slow calls ran side by side
