@@ -569,19 +569,20 @@ def text_cells(rows: Iterable[dict[str, Any]], columns: frozenset[str] | None = 
 
 
 def scrub_cells(cells: Sequence[Cell], redact: Redactor) -> None:
-    """Scrub the cells in place. They are scanned together first, and scrubbed one by one
-    only when that scan finds something. A cell longer than a payload's cell (a value the
-    row builders do not bound: the application's metadata) is cut there, redacted before."""
-    texts = [text for _, _, text in cells]
+    """Scrub the cells in place. Their distinct texts (rows repeat names, sources, specs) are
+    scanned together first, and scrubbed one by one only when that scan finds something. A
+    cell longer than a payload's cell (a value the row builders do not bound: the
+    application's metadata) is cut there, redacted before."""
     kept = cells
-    if texts and max(map(len, texts)) > STORED_CHARS:
+    if cells and max(len(text) for _, _, text in cells) > STORED_CHARS:
         kept = []
         for row, key, text in cells:
             if len(text) > STORED_CHARS:
                 row[key] = cut(text, STORED_CHARS, redact)
             else:
                 kept.append((row, key, text))
-        texts = [text for _, _, text in kept]
-    if kept and redact.finds_any(texts):
+    texts = list(dict.fromkeys(text for _, _, text in kept))
+    if texts and redact.finds_any(texts):
+        scrubbed = {text: redact(text) for text in texts}
         for row, key, text in kept:
-            row[key] = redact(text)
+            row[key] = scrubbed[text]
