@@ -56,6 +56,9 @@ _LLM_COLUMNS = ("run_id", "model", "prompt_tokens", "completion_tokens", "total_
                 "agent_name")
 _EVENT_COLUMNS = ("run_id", "event_kind", "event_type", "event_name", "node", "subgraph_depth", "langgraph_step",
                   "timestamp")
+#: The events a trajectory is made of (:func:`evaluators.observed_trajectory`): the top-level
+#: graph's node starts, chosen in the store (a run's other events are not read).
+_TRAJECTORY_ROWS = {"event_kind": "node", "event_type": "on_chain_start", "subgraph_depth": 0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +233,7 @@ def snapshots(store: Any, run_ids: Sequence[str]) -> Iterator[tuple[RunSnapshot,
         runs = {r["run_id"]: r for r in _read_only_rows(store, "runs", chunk, _RUN_COLUMNS)}
         tools = _grouped(_read_only_rows(store, "tool_calls", chunk, _TOOL_COLUMNS))
         llm = _grouped(store.rows("llm_calls", chunk, columns=_LLM_COLUMNS))
-        events = _grouped(store.rows("langgraph_events", chunk, columns=_EVENT_COLUMNS, where={"event_kind": "node"}))
+        events = _grouped(store.rows("langgraph_events", chunk, columns=_EVENT_COLUMNS, where=_TRAJECTORY_ROWS))
         for run_id in chunk:
             run = runs.get(run_id)
             if run is not None:
