@@ -573,15 +573,17 @@ def scrub_cells(cells: Sequence[Cell], redact: Redactor) -> None:
     scanned together first, and scrubbed one by one only when that scan finds something. A
     cell longer than a payload's cell (a value the row builders do not bound: the
     application's metadata) is cut there, redacted before."""
+    texts = [text for _, _, text in cells]
     kept = cells
-    if cells and max(len(text) for _, _, text in cells) > STORED_CHARS:
+    if texts and max(map(len, texts)) > STORED_CHARS:
         kept = []
         for row, key, text in cells:
             if len(text) > STORED_CHARS:
                 row[key] = cut(text, STORED_CHARS, redact)
             else:
                 kept.append((row, key, text))
-    texts = list(dict.fromkeys(text for _, _, text in kept))
+        texts = [text for _, _, text in kept]
+    texts = list(dict.fromkeys(texts))
     if texts and redact.finds_any(texts):
         scrubbed = {text: redact(text) for text in texts}
         for row, key, text in kept:
