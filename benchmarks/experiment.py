@@ -14,8 +14,8 @@ time at concurrency 8 (``--cases 40`` shows it).
 
 Scoring: the same experiment at concurrency 8 with three cheap scorers of your own (a
 tool-argument check, an async word count, a dict of two numbers) against none, alternated;
-the target is scored/unscored <= 1.05 (every call under its time limit, on a thread of its
-own); the same with ``scorer_isolation="process"``, and the cost of process isolation per score
+the target is scored/unscored <= 1.05 (every call under its time limit, on the scoring
+threads, which quick calls share); the same with ``scorer_isolation="process"``, and the cost of process isolation per score
 (a rescore of the stored runs in threads against worker processes). ``--rescore N`` then builds a store of N recorded
 runs (copies of one real run's rows under new ids, in the store's own format) and times
 ``harness rescore`` of them with one cheap scorer in a fresh process, with its peak memory
@@ -180,7 +180,7 @@ def main() -> None:
     # round, shows how far the machine's own drift moves the figure.
     paired = sorted(a / b for a, b in zip(times["scored-8"], times["experiment-8"]))
     print(f"  concurrency 8 with {len(SCORERS)} cheap scorers: {s:.3f} s, scored/unscored {s / e:.3f} "
-          f"(target <= 1.05; each call time-limited, in a thread); round by round "
+          f"(target <= 1.05; each call time-limited, on a thread); round by round "
           f"{paired[0]:.3f}-{paired[-1]:.3f}, median {statistics.median(paired):.3f}")
     i = statistics.median(times["isolated-8"])
     print(f"  the same, --scorer-isolation process: {i:.3f} s, scored/unscored {i / e:.3f}")
