@@ -37,7 +37,7 @@ from ..store import StoreBusy
 from ..tracing.record import now_iso, score_key, score_row
 from ..secrets.names import UnsafeName, check_name
 from ..secrets.redact import Redactor, host_redactor
-from ..tracing.rows import redact_rows
+from ..tracing.rows import NODE_START, redact_rows
 from .answer import answer_of
 from .dataset import Case
 from .errors import ExperimentError
@@ -58,7 +58,7 @@ _EVENT_COLUMNS = ("run_id", "event_kind", "event_type", "event_name", "node", "s
                   "timestamp")
 #: The events a trajectory is made of (:func:`evaluators.observed_trajectory`): the top-level
 #: graph's node starts, chosen in the store (a run's other events are not read).
-_TRAJECTORY_ROWS = {"event_kind": "node", "event_type": "on_chain_start", "subgraph_depth": 0}
+_TRAJECTORY_ROWS = {"event_kind": "node", "event_type": NODE_START, "subgraph_depth": 0}
 
 
 @dataclass(frozen=True, slots=True)

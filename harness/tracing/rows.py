@@ -294,6 +294,8 @@ _EVENT_TYPES = {
     ("llm", "start"): "on_chat_model_start", ("llm", "ok"): "on_llm_end", ("llm", "error"): "on_llm_error",
     ("tool", "start"): "on_tool_start", ("tool", "ok"): "on_tool_end", ("tool", "error"): "on_tool_error",
 }
+#: ``langgraph_events.event_type`` of a node's start row.
+NODE_START = _EVENT_TYPES[("node", "start")]
 
 
 def node_type_of(ctx: RunContext, event: Event) -> str:
