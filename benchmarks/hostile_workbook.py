@@ -15,13 +15,13 @@ import argparse
 import resource
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.support.hostile import bomb_part, first_sheet, rebuild  # noqa: E402
+from scratch import scratch  # noqa: E402 - beside this script, in benchmarks/
 
 _CHILD = ("import sys; from harness.cli import main; from benchmarks.memory import own_peak_mb\n"
           "try:\n    main(['audit', sys.argv[1]])\nexcept SystemExit as e:\n"
@@ -49,7 +49,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gib", type=float, default=1.5)
     args = parser.parse_args()
-    tmp = Path(tempfile.mkdtemp())
+    tmp = scratch()
     clean = tmp / "clean.xlsx"
     _export(clean)
     part = first_sheet(clean)

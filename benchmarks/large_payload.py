@@ -16,9 +16,9 @@ import resource
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import textwrap
 from pathlib import Path
+from scratch import scratch  # noqa: E402 - beside this script, in benchmarks/
 
 CHILD = textwrap.dedent('''
     import json, os, sys
@@ -107,7 +107,7 @@ def main() -> None:
     parser.add_argument("--writers", default="thread,process,inline")
     args = parser.parse_args()
     size, cap = args.mb * 1_000_000, int(args.cap_gb * 1024 ** 3)
-    tmp = Path(tempfile.mkdtemp())
+    tmp = scratch()
     print(f"{args.mb} MB payloads, every process under a {args.cap_gb:g} GB address-space cap")
     print(f"{'payload':>8}  {'writer':>8}  {'peak MB':>8}  {'over bare':>9}  {'writer MB':>9}  stored")
     for kind in args.kinds.split(","):

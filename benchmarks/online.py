@@ -30,7 +30,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -43,6 +42,7 @@ from harness import Harness, Store  # noqa: E402
 from harness.experiment.scoring import score_runs, scorers_of  # noqa: E402
 from harness.online import Worker, WorkerSettings  # noqa: E402
 from tests.online.support import graph, worker_env  # noqa: E402
+from scratch import scratch  # noqa: E402 - beside this script, in benchmarks/
 
 SLEEPER = "tests.online.scorers:logged"
 
@@ -178,7 +178,7 @@ def main() -> None:
     parser.add_argument("--no-pg", action="store_true")
     parser.add_argument("--lag-seconds", type=float, default=20.0)
     args = parser.parse_args()
-    tmp = Path(tempfile.mkdtemp())
+    tmp = scratch()
     template = tmp / "template.db"
     print(f"recording {args.runs:,} traced runs ...")
     record(str(template), args.runs)

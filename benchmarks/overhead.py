@@ -35,7 +35,6 @@ import random
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Annotated, TypedDict
@@ -51,6 +50,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from harness import Harness
 from harness.tracing.telemetry import flush_own_providers
+from scratch import scratch
 
 
 class State(TypedDict, total=False):
@@ -271,7 +271,7 @@ def redaction_cost(graph, rounds: int, bare_seconds: float) -> None:
     from harness.secrets.redact import Redactor
     from harness.secrets.rules import RULES
 
-    h = Harness(store=Path(tempfile.mkdtemp()) / "redaction.db", writer="inline")
+    h = Harness(store=scratch() / "redaction.db", writer="inline")
     with h.run(subject="bench", workflow="bench") as run:
         graph.invoke({"log": []}, run.config)
         recorded = run._record(time.time_ns())
@@ -309,7 +309,7 @@ def main() -> None:
     from openinference.instrumentation.langchain import LangChainInstrumentor
 
     graph = build_graph()
-    tmp = Path(tempfile.mkdtemp())
+    tmp = scratch()
     by_process = Harness(store=tmp / "process.db")
     by_thread = Harness(store=tmp / "thread.db", writer="thread")
     provider = TracerProvider()
@@ -384,7 +384,7 @@ def scorers_only(rounds: int, per_round: int) -> None:
     """The caller-visible cost of in-process online scoring: the harness alone and the harness
     with a scorer on every run (``Harness(scorers=[...])``), interleaved with bare runs."""
     graph = build_graph()
-    tmp = Path(tempfile.mkdtemp())
+    tmp = scratch()
     plain = Harness(store=tmp / "plain.db")
     scored = Harness(store=tmp / "scored.db", scorers=[lambda run, case: 1.0])
 
@@ -429,7 +429,7 @@ def size_sweep(rounds: int, per_round: int) -> None:
     the characters each run stores and the harness's CPU per run fitted to them (a cost per
     run plus a cost per stored MB)."""
     graph = build_graph()
-    tmp = Path(tempfile.mkdtemp())
+    tmp = scratch()
     h = Harness(store=tmp / "sizes.db")
     found: dict[str, tuple[float, ...]] = {}
     for label, size in SIZES.items():

@@ -24,13 +24,14 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from scratch import scratch  # noqa: E402 - beside this script, in benchmarks/
 
 _WORKER = """
 import sys, time
@@ -180,7 +181,7 @@ def main() -> None:
           f"{os.cpu_count()} cores")
     results = {}
     if "sqlite" in engines:
-        results["sqlite"] = measure("SQLite", str(Path(tempfile.mkdtemp()) / "shared.db"), args.processes,
+        results["sqlite"] = measure("SQLite", str(scratch() / "shared.db"), args.processes,
                                     args.runs, args.latency)
     if "postgres" in engines:
         with postgres(args.pg_url) as server:

@@ -36,6 +36,7 @@ from langgraph.types import Command  # noqa: E402
 
 from harness import Harness, Store  # noqa: E402
 from tests.support.conversations import steps_graph as graph  # noqa: E402
+from scratch import scratch  # noqa: E402 - beside this script, in benchmarks/
 
 
 def record(store: str, turns: int) -> str:
@@ -99,7 +100,7 @@ def overhead(rounds: int) -> None:
     four modes in a new random order every round."""
     import random
 
-    h = Harness(tempfile.mkdtemp() + "/overhead.db", writer="thread")
+    h = Harness(str(scratch() / "overhead.db"), writer="thread")
     app = graph()
     modes = {"bare turn": (False, True), "traced turn": (True, True), "bare run": (False, False),
              "traced run": (True, False)}
