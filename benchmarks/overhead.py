@@ -427,7 +427,7 @@ def size_sweep(rounds: int, per_round: int) -> None:
     first 10,000 characters) and the run keeps its input and output (up to 1 MB of JSON
     each), so what a run stores grows with the state up to those bounds; beside the ratios,
     the characters each run stores and the harness's CPU per run fitted to them (a cost per
-    run plus a cost per stored MB)."""
+    run plus a cost per million stored characters)."""
     graph = build_graph()
     tmp = scratch()
     h = Harness(store=tmp / "sizes.db")
