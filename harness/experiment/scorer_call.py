@@ -446,10 +446,7 @@ class ScorerCalls:
         for batch in batches:  # each batch ends now: what has not ended is NOT_SCORED
             batch.stop()
         for task, loop in running.items():  # each call still waiting ends now, its score NOT_SCORED
-            try:
-                loop.call_soon_threadsafe(task.cancel)
-            except RuntimeError:  # its loop has ended
-                pass
+            _cancel(task, loop)
         for worker in workers:
             worker.stop()
         if lane is not None:
@@ -460,7 +457,6 @@ class ScorerCalls:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
-
 
 
 def _sourced(scorer: Any, results: Sequence[ScoreResult]) -> list[SourcedScore]:
@@ -558,7 +554,7 @@ class _Batch:
             self.stopped = True
             running = [runner for runner in self.runners if runner.task is not None]
         for runner in running:
-            _cancel(runner)
+            _cancel(runner.task, runner.loop)
         self.woken.set()
 
     def _give_up(self, runner: _Runner, job: int) -> None:
@@ -566,7 +562,7 @@ class _Batch:
         scorer = self.work[job][0]
         if runner.task is not None:  # an async scorer: cancelled on its loop, unless it blocks it
             ended = runner.ended
-            _cancel(runner)
+            _cancel(runner.task, runner.loop)
             deadline = time.monotonic() + 0.5
             while runner.ended == ended and time.monotonic() < deadline:
                 time.sleep(0.005)
@@ -637,9 +633,9 @@ class _Batch:
         return runner.asyncio_runner.run(call(), context=contextvars.Context())
 
 
-def _cancel(runner: _Runner) -> None:
-    """Cancel the async call ``runner`` waits for, on its loop."""
-    task, loop = runner.task, runner.loop
+def _cancel(task: asyncio.Task[Any] | None, loop: asyncio.AbstractEventLoop | None) -> None:
+    """Cancel an async call's ``task`` on its ``loop``, from another thread (nothing when its
+    loop has ended)."""
     if task is not None and loop is not None:
         try:
             loop.call_soon_threadsafe(task.cancel)
