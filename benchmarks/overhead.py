@@ -49,6 +49,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from harness import Harness
+from harness.schema import ALL_SHEETS
 from harness.tracing.telemetry import flush_own_providers
 from scratch import scratch
 
@@ -470,15 +471,11 @@ def size_sweep(rounds: int, per_round: int) -> None:
 
 
 def stored_chars(store, run_id: str) -> int:
-    """The characters one run's rows hold, over every sheet (what writing the run costs in
-    proportion to)."""
-    total = 0
-    for (table,) in store._fetchall("SELECT name FROM sqlite_master WHERE type = 'table'"):
-        columns = [row[1] for row in store._fetchall(f'PRAGMA table_info("{table}")')]
-        if "run_id" in columns:
-            for row in store._fetchall(f'SELECT * FROM "{table}" WHERE run_id = ?', (run_id,)):
-                total += sum(len(v) if isinstance(v, str) else 8 for v in row if v is not None)
-    return total
+    """The characters one run's rows hold as stored, over every sheet (what writing the run
+    costs in proportion to; a number counts 8)."""
+    return sum(len(value) if isinstance(value, str) else 8
+               for sheet in ALL_SHEETS for row in store.rows(sheet, [run_id], with_keys=True, decode_json=False)
+               for value in row.values() if value is not None)
 
 
 if __name__ == "__main__":
